@@ -14,5 +14,9 @@ const NAT_ONLY =
 /** Whether the rule after "-A " (its chain's name first) is one of filter's REJECTs. */
 export const isFilterReject = (spec: string): boolean => FILTER_REJECT.test(spec);
 
-/** Whether the text holds a rule only the nat table holds. */
-export const holdsNatRules = (text: string): boolean => NAT_ONLY.test(text);
+/** A save's own table lines: where a paste holds them, they say which table each rule is in. */
+const TABLE_LINES = /^[ \t]*(?:\*(?:nat|filter|mangle|raw|security)|COMMIT)[ \t]*$/m;
+
+/** Whether the text holds a rule only the nat table holds, and no *table or COMMIT line. */
+export const holdsNatRules = (text: string): boolean =>
+  NAT_ONLY.test(text) && !TABLE_LINES.test(text);

@@ -18,7 +18,7 @@ const JOIN = Buffer.from(' -A ');
 
 export abstract class DumpRuleLines extends DumpSections {
   private nextJoin = -2;
-  private natRules: boolean | undefined; // whether the paste holds a rule only nat holds
+  private natRules: boolean | undefined; // whether the paste holds nat-only rules, no table lines
   private filterPart: Table | undefined; // the filter table headerless REJECT rules are read in // where the next " -A " inside a line may be (-1: none left)
 
   /** Reads [s, e) as a line of its own: the parser's, which every kind of line goes through. */
