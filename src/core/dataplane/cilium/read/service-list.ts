@@ -9,6 +9,7 @@ import {
 } from './listing.js';
 import { backendCell, eachRow, fail, headerAt } from './row-walk.js';
 import { grepContext } from '../../paste/grep-context.js';
+import { hiddenRow, isHidden } from './redacted.js';
 
 /** `cilium-dbg service list`: "ID  Frontend  Service Type  Backend", each backend "N => ADDR
  * (state)", further backends on lines of their own. */
@@ -25,6 +26,8 @@ export function serviceList(lines: string[], source: string): CiliumTable {
   // a release that prints none, as its rows above show; one that prints protocols ("/TCP")
   let stateless = false;
   let protocols = false;
+  const hidden: { line: number; reason: string }[] = []; // rows whose address the author hid
+  let hiddenFrontend = false; // the rows under a hidden frontend are its backends': not read
   const backend = (address: string, rest: string, at: number) => {
     const b = backendCell(address, rest, at, source);
     if (stated && !b.state)
@@ -63,15 +66,24 @@ export function serviceList(lines: string[], source: string): CiliumTable {
       if (t === '') return;
       const be = /^(\d+) => (\S+)(.*)$/.exec(t);
       if (be) {
-        if (!current && elided) return; // the rest of a frontend the author left out
+        if (!current && (elided || hiddenFrontend)) return; // the rest of a frontend not read
         if (!current) fail(source, at, 'a backend before any frontend');
-        current!.backends.push(backend(be[2]!, be[3]!, at));
+        if (isHidden(be[2]!)) {
+          hidden.push(hiddenRow(at, be[2]!, 'backend'));
+          current!.backendsElided ??= at;
+        } else current!.backends.push(backend(be[2]!, be[3]!, at));
         return;
       }
       const m =
         /^(?:(\d+)\s+)?(\S+?)(?: =>)?(?:\s+([A-Za-z]+(?: \(Remote\))?))?(?:\s+(\d+) => (\S+)(.*))?$/.exec(
           t,
         );
+      hiddenFrontend = m !== null && isHidden(m[2]!);
+      if (hiddenFrontend) {
+        hidden.push(hiddenRow(at, m![2]!, 'frontend'));
+        current = undefined;
+        return;
+      }
       const addr = m && parseAddress(m[2]!);
       if (!m || !addr) {
         if (frontends.length > 0 && !/\d/.test(t)) return false; // prose after the listing
@@ -98,7 +110,10 @@ export function serviceList(lines: string[], source: string): CiliumTable {
         backends: [],
         line: at,
       };
-      if (m![5]) current.backends.push(backend(m![5], m![6]!, at));
+      if (m![5] && isHidden(m![5])) {
+        hidden.push(hiddenRow(at, m![5], 'backend'));
+        current.backendsElided ??= at;
+      } else if (m![5]) current.backends.push(backend(m![5], m![6]!, at));
       frontends.push(current);
     },
     closed,
@@ -118,7 +133,7 @@ export function serviceList(lines: string[], source: string): CiliumTable {
     source,
     frontends: merged(frontends),
     ...(cuts.length > 0 ? { cut: cuts } : {}),
-    ...notRead(lines, index, beyond, stateless && !stated),
+    ...notRead(lines, index, beyond, stateless && !stated, hidden),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
 }
@@ -152,8 +167,10 @@ function notRead(
   index: number,
   beyond: number | undefined,
   stateless: boolean,
+  hidden: { line: number; reason: string }[],
 ): { notRead?: { line: number; reason: string }[] } {
   const out = beyond !== undefined ? [columnsNotRead(lines[index]!, beyond, index + 1)] : [];
+  out.push(...hidden);
   const typed = lines
     .slice(Math.max(0, index - 2), index + 1)
     .some((l) => /\bcilium-dbg\s+service\s+(?:list|ls)\b/.test(l));
