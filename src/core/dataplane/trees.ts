@@ -44,6 +44,11 @@ export interface EntryPoint {
    * L7 proxy (Envoy) on the node, at `port` where the listing prints it: no backend is picked from
    * the map, Envoy's own configuration picks the upstream. */
   l7Proxy?: { port?: number };
+  /** Cilium: a frontend of the internal scope ("/i"), which Cilium adds beside the external one
+   * where a Service's two traffic policies differ (externalTrafficPolicy or
+   * internalTrafficPolicy Local): traffic from inside the cluster uses it, from outside the other,
+   * each with its own backends. */
+  scope?: 'internal';
   /** What it is where the kind's word would misname it or its listing cannot tell: Cilium's host
    * ports and local redirects, an IPVS firewall mark, an IPVS Service IP of unknown kind. */
   label?: string;

@@ -16,7 +16,8 @@ function entryText(e: EntryPoint): string {
     const where = e.address
       ? `${hostPort(e.address, e.port ?? 0)}${protocol}`
       : `${e.port}${protocol} on every node address`;
-    return `${kind} ${where}  (cilium line ${e.line})${e.l7Proxy ? `  -> ${l7ProxyText(e.l7Proxy)}` : ''}`;
+    const scope = e.scope ? ' (internal scope: traffic from inside the cluster)' : '';
+    return `${kind} ${where}${scope}  (cilium line ${e.line})${e.l7Proxy ? `  -> ${l7ProxyText(e.l7Proxy)}` : ''}`;
   }
   // an IPVS firewall-mark service: its mark alone, said in its label
   if (e.from === 'ipvs' && e.address === undefined && e.port === undefined)

@@ -72,13 +72,15 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     const chain = frontendKey(f);
     const name = nameOf(f, chain, known);
     const protocol = f.protocol ?? '';
-    // without names, a NodePort's frontends (the wildcard, each node address) are one entry
-    let id =
+    // without names, a NodePort's frontends (the wildcard, each node address) are one entry; the
+    // internal scope's are another Service entry of their own, with their own backends
+    const base =
       name ??
       (healthServerOf(f.service) ? f.service! : undefined) ??
       (f.type === 'NodePort'
         ? `node port ${f.port}${f.protocol ? `/${f.protocol.toUpperCase()}` : ''}`
-        : chain);
+        : undefined);
+    let id = base === undefined ? chain : f.internal ? `${base} (internal scope)` : base;
     let key = `${id} ${protocol}`;
     let tree = trees.get(key);
     // each frontend has its own backends in the map: one whose backends are not its tree's (the
@@ -101,6 +103,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       chain,
       from: 'cilium',
       ...(f.l7Proxy ? { l7Proxy: f.l7Proxy } : {}),
+      ...(f.internal ? { scope: 'internal' as const } : {}),
       line: f.line,
     });
     if (kind === 'cluster-ip' && f.type === 'ClusterIP') {
