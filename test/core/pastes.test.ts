@@ -1444,7 +1444,7 @@ TCP 00:42  FIN_WAIT    10.244.1.7:40113   10.96.0.10:53      10.244.0.3:53
 `;
     const x = reads(listing + connections);
     assert.ok(x.mode === 'ipvs');
-    assert.deepEqual(x.dump.other, { what: 'connections', lines: [9, 10, 11, 12] });
+    assert.deepEqual(x.dump.other, [{ what: 'connections', lines: [9, 10, 11, 12] }]);
     assert.deepEqual(
       tree(x, 'TCP 10.96.0.10:53').endpoints.map((e) => [e.address, e.probability, e.quirk]),
       [

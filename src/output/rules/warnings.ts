@@ -184,12 +184,12 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       [...d.dpvs.match, ...d.dpvs.realServers].sort((a, b) => a - b),
       `line${d.dpvs.match.length === 1 ? '' : 's'} ${d.dpvs.match.join(', ')}: DPVS's MATCH virtual server${d.dpvs.match.length === 1 ? '' : 's'} (iQIYI's DPDK load balancer: packets selected by protocol, address ranges and interfaces for its SNAT), with ${d.dpvs.realServers.length} real server line${d.dpvs.realServers.length === 1 ? '' : 's'}: not read; this is DPVS's ipvsadm, not the kernel's IPVS nor kube-proxy's, so its virtual servers are DPVS's, none kube-proxy's`,
     );
-  if (d.other)
+  for (const other of d.other ?? [])
     sayAt(
-      d.other.lines,
-      d.other.what === 'connections'
-        ? `line${d.other.lines.length === 1 ? '' : 's'} ${lineRange(d.other.lines)}: ipvsadm's connection entries (-c), flows through the virtual servers and not virtual servers: not read`
-        : `line ${d.other.lines[0]}: ipvsadm's timeouts (--timeout), no virtual server: not read`,
+      other.lines,
+      other.what === 'connections'
+        ? `line${other.lines.length === 1 ? '' : 's'} ${lineRange(other.lines)}: ipvsadm's connection entries (-c), flows through the virtual servers and not virtual servers: not read`
+        : `line ${other.lines[0]}: ipvsadm's timeouts (--timeout), no virtual server: not read`,
     );
   if (d.typed)
     sayAt(

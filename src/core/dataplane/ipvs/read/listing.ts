@@ -98,9 +98,9 @@ export interface IpvsTable {
   /** The paste's last line, read, has no newline after it: its last word may be cut short (a
    * weight of "1" may be the start of "10"). */
   mayBeCut?: number;
-  /** Another ipvsadm listing pasted with this one (`-Lnc`'s connection entries, `--timeout`):
-   * no virtual server in it, so not read; its lines. */
-  other?: { what: 'connections' | 'timeouts'; lines: number[] };
+  /** Other ipvsadm listings pasted with this one (`-Lnc`'s connection entries, `--timeout`), in
+   * order: no virtual server in them, so not read; each one's kind and lines. */
+  other?: { what: 'connections' | 'timeouts'; lines: number[] }[];
   /** Hosts that are not addresses under a typed `ipvsadm -n` (which prints only numbers): put in
    * by hand; the line of the command. */
   renamed?: { line: number; hosts: string[] };
@@ -261,7 +261,7 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
   if (other && services.length === 0)
     throw new IpvsParseError(
       r.file,
-      other.lines[0]!,
+      other[0]!.lines[0]!,
       "this is ipvsadm's connection (-c) or timeout listing, which holds no virtual server: run `ipvsadm -Ln` for the Services",
     );
   if (dpvs.match.length > 0 && services.length === 0)

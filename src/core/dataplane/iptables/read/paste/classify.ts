@@ -46,6 +46,7 @@ export type ForeignKind =
   | 'nft-error'
   | 'nft-crash'
   | 'ipvs-timeouts'
+  | 'ipvs-connections'
   | 'iptables-no-table'
   | 'ip6tables-no-table'
   | 'conntrack'
@@ -68,6 +69,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
     'this is nft failing where a listing was asked for (its own assertion failed and it aborted, or it crashed: the shell\'s "Segmentation fault"): no rule, set or map of the node is in the paste, and what nft printed before it may be incomplete; an nft older than the kube-proxy that wrote the table may not decode it: list it with the nft in kube-proxy\'s own image (`kubectl -n kube-system exec KUBE-PROXY-POD -- nft list table ip kube-proxy`) and give kdebug that',
   'ipvs-timeouts':
     "this is `ipvsadm -L --timeout` output, IPVS's connection timeouts (tcp, tcpfin and udp, in seconds), not its virtual servers: nothing of any Service is in it; run `ipvsadm -Ln` on the node and give kdebug that",
+  'ipvs-connections':
+    "this is `ipvsadm -Lnc` output, IPVS's connection table: each connection's client, the virtual server it reached and the real server it went to, not the virtual servers and their real servers: run `ipvsadm -Ln` on the node and give kdebug that",
   'iptables-no-table': noTable('iptables', []),
   'ip6tables-no-table': noTable('ip6tables', []),
   'kube-proxy-nft':
@@ -342,6 +345,11 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [
     /^IP Virtual Server version|^Prot LocalAddress:Port|^ *-> (?:RemoteAddress|\[?[\d.:a-f]+\]?:\d+ )/,
     'ipvsadm',
+  ],
+  // a connection's row (pro, expire mm:ss, state, source, virtual, destination) or -c's header
+  [
+    /^(?:(?:TCP|UDP|SCTP|IP) +\d+:\d\d +\S+ +\S+:\d+ +\S+:\d+ +\S+:\d+|IPVS connection entries|pro +expire +state +source +virtual +destination)$/,
+    'ipvs-connections',
   ],
   [/^(?:TCP|UDP|SCTP) +\S+:\d+ +\w+/, 'ipvsadm'],
   [/^-[AaEeDd] -[tuf] \S+/, 'ipvsadm'],

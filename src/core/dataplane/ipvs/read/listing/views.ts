@@ -49,8 +49,11 @@ function readOtherListing(r: ListingRead, t: string, no: number): boolean {
     r.inOther = false;
     return false;
   }
-  r.other ??= { what: otherHead?.[1] ? 'timeouts' : 'connections', lines: [] };
-  r.other.lines.push(no);
+  // each listing of its own kind, in order: timeouts, then the connections typed after them
+  const what = otherHead?.[1] ? 'timeouts' : 'connections';
+  const others = (r.other ??= []);
+  if (others.at(-1)?.what !== what) others.push({ what, lines: [] });
+  others.at(-1)!.lines.push(no);
   r.inOther = !otherHead?.[1];
   return true;
 }
