@@ -14,9 +14,8 @@ import type { ServiceTrees } from '../core/dataplane/trees.js';
 import type { Facts } from '../core/model.js';
 import { treeSearchIndex } from '../core/dataplane/search/tree-docs.js';
 import { buildSearchIndex } from '../core/dataplane/iptables/search.js';
-import { parseIpvs } from '../core/dataplane/ipvs/read/listing.js';
+import { readIpvsPaste } from '../core/dataplane/ipvs/read/pasted-ipsets.js';
 import { outputLimitBytes } from '../core/facts/not-read.js';
-import { buildIpvsTrees } from '../core/dataplane/ipvs/trees.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
 import { parseCilium } from '../core/dataplane/cilium/read/read.js';
 import { buildCiliumTrees } from '../core/dataplane/cilium/trees.js';
@@ -174,7 +173,7 @@ function ipvsRules(o: RulesOptions, shown: string, d: GivenDump): number {
   if (shown === 'tui')
     throw new UsageError('the TUI does not show IPVS listings yet: use -o text or -o json');
   const text = textOf(d);
-  const table = parseIpvs(text, d.file);
+  const { dump: table, trees } = readIpvsPaste(text, d.file);
   // iptables rules and kubectl's output pasted with it are said of in its warnings, as what they are
   const iptables = new Set([...(table.iptablesLines ?? []), ...(table.kubectlLines ?? [])]);
   tellSkipped(
@@ -182,7 +181,7 @@ function ipvsRules(o: RulesOptions, shown: string, d: GivenDump): number {
     d.file,
     'an ipvsadm listing',
   );
-  return print(o, shown, table, buildIpvsTrees(table), { label: shownLabel(o, d), file: d.file });
+  return print(o, shown, table, trees, { label: shownLabel(o, d), file: d.file });
 }
 
 /** A Cilium agent's listing (service list, bpf lb list, db/show frontends): its frontends as

@@ -184,6 +184,11 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       [...d.dpvs.match, ...d.dpvs.realServers].sort((a, b) => a - b),
       `line${d.dpvs.match.length === 1 ? '' : 's'} ${d.dpvs.match.join(', ')}: DPVS's MATCH virtual server${d.dpvs.match.length === 1 ? '' : 's'} (iQIYI's DPDK load balancer: packets selected by protocol, address ranges and interfaces for its SNAT), with ${d.dpvs.realServers.length} real server line${d.dpvs.realServers.length === 1 ? '' : 's'}: not read; this is DPVS's ipvsadm, not the kernel's IPVS nor kube-proxy's, so its virtual servers are DPVS's, none kube-proxy's`,
     );
+  if (d.ipsets)
+    sayAt(
+      d.ipsets.lines,
+      `lines ${d.ipsets.lines[0]}-${d.ipsets.lines.at(-1)}: \`ipset list\` output (${d.ipsets.names.join(', ')}), kube-proxy's IPVS-mode sets: ${d.ipsets.names.includes('KUBE-LOOP-BACK') ? "KUBE-LOOP-BACK read for each real server's hairpin masquerade, the others not compared" : 'not compared (no KUBE-LOOP-BACK among them)'}`,
+    );
   for (const other of d.other ?? [])
     sayAt(
       other.lines,

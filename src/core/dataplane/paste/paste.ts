@@ -14,8 +14,8 @@ import { NFT_ERROR } from '../iptables/read/paste/classify.js';
 import { nftErrors, nftErrorSaid } from '../iptables/read/paste/nft-errors.js';
 import { kubectlLines } from './foreign.js';
 import { parseIptables, TABLES, type Ruleset } from '../iptables/read/parse.js';
-import { isIpvs, parseIpvs, type IpvsTable } from '../ipvs/read/listing.js';
-import { buildIpvsTrees } from '../ipvs/trees.js';
+import { isIpvs, type IpvsTable } from '../ipvs/read/listing.js';
+import { readIpvsPaste } from '../ipvs/read/pasted-ipsets.js';
 import { isTablePair, pairFamilies, type NftTable } from '../nftables/read/listing.js';
 import { isNftJson } from '../nftables/read/read-json.js';
 import { isKubeProxyTable } from '../nftables/read/kube-proxy-names.js';
@@ -319,8 +319,7 @@ export function readPaste(input: string, o: { file: string; table?: string }): P
     return { mode: 'cilium', dump, trees: buildCiliumTrees(dump, new Map()) };
   }
   if (kind === 'ipvs') {
-    const dump = parseIpvs(input, o.file);
-    return { mode: 'ipvs', dump, trees: buildIpvsTrees(dump) };
+    return { mode: 'ipvs', ...readIpvsPaste(input, o.file) };
   }
   const dump = parseIptables(input, { file: o.file, ...(o.table ? { table: o.table } : {}) });
   return { mode: 'iptables', dump, trees: buildServiceTrees(dump) };

@@ -101,6 +101,9 @@ export interface IpvsTable {
   /** Other ipvsadm listings pasted with this one (`-Lnc`'s connection entries, `--timeout`), in
    * order: no virtual server in them, so not read; each one's kind and lines. */
   other?: { what: 'connections' | 'timeouts'; lines: number[] }[];
+  /** `ipset list` pasted with it (pasted-ipsets.ts): its sets' names and lines; KUBE-LOOP-BACK
+   * read for the hairpin of each real server. */
+  ipsets?: { lines: number[]; names: string[] };
   /** Hosts that are not addresses under a typed `ipvsadm -n` (which prints only numbers): put in
    * by hand; the line of the command. */
   renamed?: { line: number; hosts: string[] };
