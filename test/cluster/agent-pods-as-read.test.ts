@@ -84,7 +84,7 @@ describe('kube-proxy Pods on 600 nodes, as a kubeadm cluster serves them', () =>
           {
             name: 'kube-proxy',
             image: 'registry.k8s.io/kube-proxy:v1.31.4',
-            // every flag: kube-proxy-config.ts reads --feature-gates, which redaction drops
+            // every flag, as written: the steps read the command line as the API gave it
             command: [
               '/usr/local/bin/kube-proxy',
               '--config=/var/lib/kube-proxy/config.conf',

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
+import { isCiliumAgentPod } from '../../src/core/dataplane/cilium/agent/agent.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import {
   clusterView,
@@ -206,6 +207,7 @@ const kubeProxy: KubeObject = {
         '--proxy-mode=ipvs',
         '--masquerade-all',
         M,
+        `--feature-gates=EndpointSlice=false,Token=${M}`,
         `--hostname-override=${M}`,
         ...SECRET_WORDS,
       ],
@@ -362,6 +364,10 @@ const CONFIG_MAPS = [
       '  masqueradeAll: true',
       '  localhostNodePorts: false',
       `  ${M}: ${M}`,
+      // gates are names set on or off: one set to anything else is not read, and not kept
+      'featureGates:',
+      '  KubeProxyNFTablesLocalhostNodePorts: true',
+      `  EndpointSliceProxying: ${M}`,
       '',
     ].join('\n'),
     'kubeconfig.conf': `clusters:\n- cluster:\n    server: https://${M}.example:6443\nusers:\n- user:\n    token: ${M}\n`,
@@ -608,7 +614,11 @@ describe('a marker in every field an object and meta.json can hold', () => {
       .containers[0]!;
     assert.deepEqual(
       [proxy['image'], proxy['command'], proxy['args']],
-      [KUBE_PROXY_IMAGE, ['--proxy-mode=ipvs', '--masquerade-all'], []],
+      [
+        KUBE_PROXY_IMAGE,
+        ['--proxy-mode=ipvs', '--masquerade-all', '--feature-gates=EndpointSlice=false'],
+        [],
+      ],
     );
   });
 });
@@ -683,8 +693,8 @@ function narrowed(p: Omit<Pod, 'raw'>): Omit<Pod, 'raw'> {
     ),
     containers: p.containers.map((c) => ({
       ...c,
-      // the image is the version only of kube-proxy: another Pod's is not kept
-      image: isKubeProxyPod(p as Pod) ? c.image : undefined,
+      // the image is a version only of kube-proxy and of Cilium's agent: another Pod's is not kept
+      image: isKubeProxyPod(p as Pod) || isCiliumAgentPod(p as Pod) ? c.image : undefined,
       readinessProbe: probe(c.readinessProbe),
       livenessProbe: probe(c.livenessProbe),
     })),

@@ -221,6 +221,52 @@ describe("kube-proxy's configuration, redacted", () => {
     );
   });
 
+  it('keeps the feature gates of its flag and of its file, each gate on or off and nothing else', () => {
+    const conf = 'mode: nftables\nfeatureGates:\n  EndpointSliceProxying: false\n  Odd: later\n';
+    const objects = [
+      kubeProxyPod(['kube-proxy', '--feature-gates=KubeProxyNFTablesLocalhostNodePorts=true,X=1']),
+      configMap('proxy-settings', { 'config.conf': conf }),
+    ];
+    const out = redactedObjects(...objects);
+    const c = (out[0]!['spec'] as { containers: Record<string, unknown>[] }).containers[0]!;
+    assert.deepEqual(c['command'], ['--feature-gates=KubeProxyNFTablesLocalhostNodePorts=true']);
+    assert.deepEqual(dataOf(out[1]), {
+      'config.conf': 'mode: nftables\nfeatureGates:\n  EndpointSliceProxying: false\n',
+    });
+    const read = kubeProxyConfigOf(clusterView(out));
+    assert.deepEqual(read, kubeProxyConfigOf(clusterView(objects)));
+    assert.deepEqual(read.featureGates, {
+      EndpointSliceProxying: false,
+      KubeProxyNFTablesLocalhostNodePorts: true,
+    });
+    // the flag's value as its own word
+    const [twoWords] = redactedObjects(kubeProxyPod(['--feature-gates', 'EndpointSlice=true']));
+    assert.deepEqual(kubeProxyConfigOf(clusterView([twoWords!])).featureGates, {
+      EndpointSlice: true,
+    });
+  });
+
+  it("keeps a Cilium agent's image, whose tag is its release where its status was not read", () => {
+    const image = 'quay.io/cilium/cilium:v1.18.6@sha256:6fbe3e2b';
+    const agent: KubeObject = {
+      kind: 'Pod',
+      metadata: { name: 'cilium-5xq2d', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
+      spec: {
+        nodeName: 'node-a',
+        containers: [{ name: 'cilium-agent', image, args: ['--config-dir=/tmp/cilium'] }],
+      },
+    };
+    const [pod] = redactedObjects(agent);
+    assert.deepEqual(pod!['spec'], {
+      nodeName: 'node-a',
+      containers: [{ name: 'cilium-agent', image }],
+    });
+    const version = (objects: KubeObject[]) =>
+      new Analysis({ objects, nodes: {}, meta: {} }).state('node-a').cilium?.version;
+    assert.equal(version([pod!]), 'v1.18.6');
+    assert.equal(version([agent]), 'v1.18.6');
+  });
+
   it('keeps no flag, image or volume of any other Pod', () => {
     const [pod] = redactedObjects({
       ...kubeProxyPod(['/web', '--proxy-mode=ipvs']),

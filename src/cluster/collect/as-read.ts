@@ -9,9 +9,9 @@ import type { KubeObject } from '../../core/model.js';
 import { NODE_READ, ruleFor } from '../../core/redact/fields.js';
 import { isObj, prune } from '../../core/redact/prune.js';
 
-/** What toPod and kube-proxy's flags read of a container, as written: redaction drops a
- * Cilium agent's image, cuts kube-proxy's command line to the flags it names (not
- * --feature-gates) and an exec probe's command to a placeholder. */
+/** What toPod and kube-proxy's flags read of a container, as written: redaction cuts
+ * kube-proxy's command line to the flags it names and an exec probe's command to a
+ * placeholder. */
 const CONTAINER_AS_WRITTEN = [
   'name',
   'image',
@@ -34,7 +34,11 @@ export function agentPodAsRead(o: KubeObject): KubeObject {
   const pod = toPod(o);
   const kubeProxy = isKubeProxyPod(pod);
   if (!kubeProxy && !isCiliumAgentPod(pod)) return o;
-  const rule = ruleFor(o, { isKubeProxyPod: () => kubeProxy, isKubeProxyConfig: () => false })!;
+  const rule = ruleFor(o, {
+    isKubeProxyPod: () => kubeProxy,
+    isCiliumAgentPod: () => !kubeProxy,
+    isKubeProxyConfig: () => false,
+  })!;
   const cut = prune(o, rule.keep) as KubeObject;
   const containers = (o['spec'] as { containers?: unknown } | undefined)?.containers;
   if (!Array.isArray(containers)) return cut;

@@ -173,6 +173,13 @@ const KUBE_PROXY_POD: Fields = {
   },
 };
 
+/** A Cilium agent's Pod also keeps its images: the tag is the agent's release where its status
+ * was not read (cilium/agent/agent.ts's ciliumImageVersion). */
+const CILIUM_AGENT_POD: Fields = {
+  ...POD,
+  spec: { ...POD_SPEC, containers: each({ ...CONTAINER, image: S }) },
+};
+
 /** The line of the Corefile checks/dns/records.ts reads the cluster domain from (the same
  * expression). */
 const KUBERNETES_PLUGIN = /^\s*kubernetes\s+([^{\n]+)/m;
@@ -246,9 +253,11 @@ const NETWORK_POLICY: Fields = {
   },
 };
 
-/** What redaction knows of the cluster to choose a rule: kube-proxy's Pods and its ConfigMaps. */
+/** What redaction knows of the cluster to choose a rule: kube-proxy's Pods and its ConfigMaps,
+ * Cilium's agents. */
 export interface RuleContext {
   isKubeProxyPod(o: KubeObject): boolean;
+  isCiliumAgentPod(o: KubeObject): boolean;
   isKubeProxyConfig(o: KubeObject): boolean;
 }
 
@@ -273,6 +282,12 @@ export const RULES: Rule[] = [
     kind: 'Pod',
     when: (o, c) => c.isKubeProxyPod(o),
     keep: KUBE_PROXY_POD,
+  },
+  {
+    name: 'Pod of a Cilium agent',
+    kind: 'Pod',
+    when: (o, c) => c.isCiliumAgentPod(o),
+    keep: CILIUM_AGENT_POD,
   },
   { name: 'Pod', kind: 'Pod', keep: POD },
   { name: 'Node', kind: 'Node', keep: NODE },

@@ -11,7 +11,20 @@ const VALUE_FLAGS = [
   'detect-local-mode',
   'ipvs-scheduler',
   'iptables-masquerade-bit',
+  'feature-gates',
 ];
+
+/** A feature gate set on or off ("Name=true"): what the flag's gates are read as. */
+const GATE = /^[A-Za-z0-9]+=(?:true|false)$/;
+
+/** A flag's value as kept: of --feature-gates only its gates, no other text. */
+const valueKept = (flag: string, v: string) =>
+  flag === 'feature-gates'
+    ? v
+        .split(',')
+        .filter((g) => GATE.test(g))
+        .join(',')
+    : v;
 
 /** Read as on or off: the word after it is not its value, and "=false" reads as its absence. */
 const MASQUERADE_ALL = '--masquerade-all';
@@ -27,12 +40,12 @@ function proxyFlagWords(v: unknown): string[] | undefined {
     if (w === MASQUERADE_ALL || w === `${MASQUERADE_ALL}=true`) out.push(MASQUERADE_ALL);
     const flag = VALUE_FLAGS.find((f) => w === `--${f}` || w.startsWith(`--${f}=`));
     if (!flag) continue;
-    out.push(w);
     const next: unknown = v[i + 1];
     if (w === `--${flag}` && typeof next === 'string' && !next.startsWith('-')) {
-      out.push(next);
+      out.push(w, valueKept(flag, next));
       i++;
-    }
+    } else
+      out.push(w === `--${flag}` ? w : `--${flag}=${valueKept(flag, w.slice(flag.length + 3))}`);
   }
   return out;
 }
@@ -54,6 +67,11 @@ const PROXY_CONFIG: Fields = {
   nftables: { masqueradeAll: S, masqueradeBit: S },
   ipvs: { scheduler: S },
   nodePortAddresses: each(S),
+  featureGates: new Rewrite('each gate set on or off', (v) =>
+    isObj(v)
+      ? Object.fromEntries(Object.entries(v).filter(([k, x]) => GATE.test(`${k}=${String(x)}`)))
+      : undefined,
+  ),
 };
 
 /** Stands in for a configuration that is not YAML: still not YAML, so the replay says so too. */

@@ -3,6 +3,7 @@
 // server in meta.json replaced by hashes salted per snapshot; meta.json says what was kept and
 // what was taken out, never a value.
 import { hash, randomBytes } from 'node:crypto';
+import { isCiliumAgentPod } from '../dataplane/cilium/agent/agent.js';
 import { flattenObjects, isKubeProxyPod, kubeProxyMounts, toPod } from '../kube/objects.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../model.js';
 import { ruleFor, RULES, type RuleContext } from './fields.js';
@@ -59,14 +60,14 @@ export function redactFacts(
 const PROXY_CONFIG_NAMES = ['kube-proxy', 'kube-proxy-config'];
 
 function ruleContext(objects: KubeObject[]): RuleContext {
-  const proxyPods = objects
-    .filter((o) => o.kind === 'Pod')
-    .map(toPod)
-    .filter(isKubeProxyPod);
+  const pods = objects.filter((o) => o.kind === 'Pod').map(toPod);
+  const proxyPods = pods.filter(isKubeProxyPod);
   const raw = new Set(proxyPods.map((p) => p.raw));
+  const agents = new Set(pods.filter(isCiliumAgentPod).map((p) => p.raw));
   const mounted = kubeProxyMounts({ pods: proxyPods });
   return {
     isKubeProxyPod: (o) => raw.has(o),
+    isCiliumAgentPod: (o) => agents.has(o),
     isKubeProxyConfig: (o) => {
       const name = o.metadata?.name ?? '';
       return (
