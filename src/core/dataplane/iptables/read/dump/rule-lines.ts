@@ -141,9 +141,10 @@ export abstract class DumpRuleLines extends DumpSections {
       return this.cutShort('a rule cut before its chain name');
     if (e - a < 4) this.fail('expected "-A CHAIN ..."');
     // iptables-save ends every line with a newline: a node's recorded dump whose last line has
-    // none was cut in it (a paste's may have lost it in copying: said below, read)
+    // none was cut in it (a paste's may have lost it in copying: said below, read); past the last
+    // COMMIT no table is open to be cut, and the line is said not read as any such line is
     const unterminated = last && this.buf.indexOf(NL, e) < 0;
-    if (unterminated && this.options.noun === 'dump')
+    if (unterminated && this.options.noun === 'dump' && !this.outsideTables())
       return this.cutShort('its line has no newline, which iptables-save ends every line with');
     try {
       this.lex.lex(specStart, e);
