@@ -8,7 +8,7 @@ import { ELISION_FORMS } from '../support/elision-forms.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { isListView } from '../../src/core/dataplane/iptables/read/paste/list-view.js';
+import { isListView } from '../../src/core/dataplane/iptables/read/paste/list-view/to-rules.js';
 import { NoRulesError } from '../../src/core/dataplane/iptables/read/parse.js';
 import type { ForeignKind } from '../../src/core/dataplane/iptables/read/parse.js';
 import { readPaste, type PasteReading } from '../../src/core/dataplane/paste/paste.js';

@@ -15,7 +15,7 @@ import {
   type NftUnread,
 } from '../../core/dataplane/nftables/read/listing.js';
 import { count } from '../../core/checks/check.js';
-import { quoteNote } from '../../core/dataplane/iptables/read/paste/quoted.js';
+import { quoteNote } from '../../core/dataplane/iptables/read/paste/mangled/quoted.js';
 import { excerpt } from '../../core/sanitize.js';
 import { isCilium, isIpvs, isNft, type RulesDump } from './dump.js';
 

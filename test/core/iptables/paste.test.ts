@@ -11,7 +11,7 @@ import {
   printRule,
   type Ruleset,
 } from '../../../src/core/dataplane/iptables/read/parse.js';
-import { uncolumn } from '../../../src/core/dataplane/iptables/read/paste/columned.js';
+import { uncolumn } from '../../../src/core/dataplane/iptables/read/paste/mangled/columned.js';
 import { endpointChain } from '../../../src/core/dataplane/kube-proxy/chain-names.js';
 import { buildServiceTrees } from '../../../src/core/dataplane/iptables/trees.js';
 import { tracePacket } from '../../../src/core/dataplane/iptables/trace.js';

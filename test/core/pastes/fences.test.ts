@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readPaste } from '../../../src/core/dataplane/paste/paste.js';
-import { unquoted } from '../../../src/core/dataplane/iptables/read/paste/quoted.js';
+import { unquoted } from '../../../src/core/dataplane/iptables/read/paste/mangled/quoted.js';
 import { rulesText } from '../../../src/output/rules.js';
 
 const SVC = 'KUBE-SVC-H2F4SOSDHAEHZFXQ';

@@ -1,7 +1,7 @@
 // Other tools' output a node's listing may be pasted with, as every reader of a paste (iptables',
 // ipvsadm's, nft's, Cilium's) knows it: the shell's report that nft crashed, and kubectl's output
 // (the API server's objects, never the node's rules).
-import { classifyLine } from '../iptables/read/paste/classify.js';
+import { classifyLine } from '../iptables/read/paste/other-lines/classify.js';
 
 /** The shell's report of a command killed by a signal, with the command where bash (`PID
  * Segmentation fault (core dumped) COMMAND`) or zsh (`zsh: segmentation fault  COMMAND`) names it. */

@@ -2,7 +2,7 @@
 // Services, the load-balancer tables of 1.17+, the BPF maps), so that trees, drift and the walk
 // never care which listing a node or a paste gave.
 import { ListingParseError } from '../../listing-error.js';
-import type { Quote } from '../../iptables/read/paste/quoted.js';
+import type { Quote } from '../../iptables/read/paste/mangled/quoted.js';
 import type { RunChange } from './runs.js';
 
 /** An L4 protocol as Cilium names it; `any` is a frontend for every protocol (wildcard). */

@@ -28,7 +28,7 @@ import { withAgentCommands } from './agent-commands.js';
 import { laterRun } from './runs.js';
 import { excerpt } from '../../../sanitize.js';
 import { kubectlLines } from '../../paste/foreign.js';
-import { unquoted } from '../../iptables/read/paste/quoted.js';
+import { unquoted } from '../../iptables/read/paste/mangled/quoted.js';
 
 /** One of the agent's listings, read. Throws CiliumParseError (FILE:LINE first) on a row that
  * does not read, or when no listing is found. */

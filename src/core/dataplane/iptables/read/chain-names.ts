@@ -1,7 +1,7 @@
 // A chain's name as the dump's bytes hold it: which kube-proxy chain its shape says it is, whether
 // its author hid its hash, and its hash for the table's lookup by name.
 import { text } from './lexer.js';
-import { hiddenKind, mayHideHash } from './paste/hidden-hashes.js';
+import { hiddenKind, mayHideHash } from './paste/mangled/hidden-hashes.js';
 
 export type ChainKind =
   'KUBE-SVC' | 'KUBE-SVL' | 'KUBE-EXT' | 'KUBE-FW' | 'KUBE-XLB' | 'KUBE-SEP' | undefined;

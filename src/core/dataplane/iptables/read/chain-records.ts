@@ -12,7 +12,7 @@ const SLOT_INTS = 2;
 export abstract class ChainRecords {
   /** How many chains the table has. */
   chainCount = 0;
-  /** A chain or jump names a kube-proxy chain whose hash its author hid (paste/hidden-hashes.ts). */
+  /** A chain or jump names a kube-proxy chain whose hash its author hid (paste/mangled/hidden-hashes.ts). */
   hidesHashes = false;
   // open-addressing hash of chain names by their bytes: slot i holds [hash, chain index + 1], so
   // a probe compares hashes before it reads any name

@@ -3,24 +3,24 @@
 // in a flat Int32Array; typed rules are built on demand (chain.rules), so a 50 MB dump costs
 // little more than reading it. Here a paste is first undone of what copying did to it (colours,
 // escapes, typesetting, columns, a terminal's rows, wrapped lines, an -L listing); dump/ reads it.
-import { markdownMarked, quoteNote, unquoted } from './paste/quoted.js';
-import { isEscapedDump, unescapeDump } from './paste/escaped.js';
-import { COLUMNED_NOTE, columnedAt, uncolumn } from './paste/columned.js';
-import { typesetLines, typesetNote, untypeset } from './paste/typeset.js';
-import { markupLines, markupNote, unmarkup } from './paste/markup.js';
-import { unwrapRules, wrappedNote } from './paste/wrapped.js';
-import { restoreHiddenHashes, type Restored } from './paste/hidden-hashes.js';
+import { markdownMarked, quoteNote, unquoted } from './paste/mangled/quoted.js';
+import { isEscapedDump, unescapeDump } from './paste/mangled/escaped.js';
+import { COLUMNED_NOTE, columnedAt, uncolumn } from './paste/mangled/columned.js';
+import { typesetLines, typesetNote, untypeset } from './paste/mangled/typeset.js';
+import { markupLines, markupNote, unmarkup } from './paste/mangled/markup.js';
+import { unwrapRules, wrappedNote } from './paste/mangled/wrapped.js';
+import { restoreHiddenHashes, type Restored } from './paste/mangled/hidden-hashes.js';
 import { COLOURS_REMOVED, hasColours, stripColours } from '../../paste/colours.js';
-import { isListView, listViewToRules } from './paste/list-view.js';
-import { screenRows, screenWidth } from './paste/terminal.js';
+import { isListView, listViewToRules } from './paste/list-view/to-rules.js';
+import { screenRows, screenWidth } from './paste/mangled/terminal.js';
 import { DumpParser } from './dump/parser.js';
 import type { ParseOptions, Ruleset } from './ruleset.js';
 import { NoRulesError } from './errors.js';
-import { nftErrors } from './paste/nft-errors.js';
+import { nftErrors } from './paste/other-lines/nft-errors.js';
 import { rowsTable } from './paste/list-view/rows-table.js';
 
 export type { Rule } from './rule/rule.js';
-export type { ForeignKind, WarningKind } from './paste/classify.js';
+export type { ForeignKind, WarningKind } from './paste/other-lines/classify.js';
 export { parseRuleLine } from './rule/rule.js';
 export { printRule } from './rule/print.js';
 export { Chain } from './chain.js';

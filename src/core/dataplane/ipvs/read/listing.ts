@@ -8,9 +8,12 @@ import { hostAndPort, isName } from './addresses.js';
 import { ruleCommand } from './listing/rule-command.js';
 import { closeRegion, regionAt } from './listing/grep-windows.js';
 import { SCHEDULERS } from '../schedulers.js';
-import { holdsIptablesLine, isIptablesRuleLine } from '../../iptables/read/paste/iptables-lines.js';
+import {
+  holdsIptablesLine,
+  isIptablesRuleLine,
+} from '../../iptables/read/paste/other-lines/iptables-lines.js';
 import { kubectlLines } from '../../paste/foreign.js';
-import { unquoted, type Quote } from '../../iptables/read/paste/quoted.js';
+import { unquoted, type Quote } from '../../iptables/read/paste/mangled/quoted.js';
 import { startRead, unreadable, type ListingRead } from './listing/state.js';
 import { readElision } from './listing/elisions.js';
 import { dpvsMessage, readViewLine } from './listing/views.js';

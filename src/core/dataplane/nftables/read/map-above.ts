@@ -4,7 +4,7 @@
 // service-HASH-ns/name/proto/port" (external- where traffic policy is Local), service-nodeports
 // "PROTO . PORT : goto ...", firewall-ips "... : goto firewall-...", no-endpoint-services and
 // no-endpoint-nodeports "... : goto reject-chain" or drop; the map is told by those alone.
-import { classifyLine } from '../../iptables/read/paste/classify.js';
+import { classifyLine } from '../../iptables/read/paste/other-lines/classify.js';
 import { portChain } from '../trees/port-chain.js';
 import type { NftSet } from './listing.js';
 import { element, splitTop } from './table-parts.js';

@@ -2,7 +2,7 @@
 // name, after its counters; an `iptables -L` listing cut in its head; and the chains a cut, an
 // elision or a paste that starts inside a table leaves not whole.
 import { text } from '../lexer.js';
-import type { ListViewCut } from '../paste/list-view.js';
+import type { ListViewCut } from '../paste/list-view/to-rules.js';
 import type { Table } from '../table.js';
 import { excerpt } from '../../../../sanitize.js';
 import { DumpState } from './state.js';

@@ -1,9 +1,9 @@
 // Each line of a dump read by its first bytes (a rule, a chain's declaration, *table, COMMIT, a
-// comment) or, where it is no dump line, by what paste/classify.ts says it is.
+// comment) or, where it is no dump line, by what paste/other-lines/classify.ts says it is.
 import { text } from '../lexer.js';
-import { LEGACY_WARNING, classifyLine, missingTable } from '../paste/classify.js';
+import { LEGACY_WARNING, classifyLine, missingTable } from '../paste/other-lines/classify.js';
 import { nftCrashed } from '../../../paste/foreign.js';
-import { isLog, logLine } from '../paste/logs.js';
+import { isLog, logLine } from '../paste/other-lines/logs.js';
 import type { IPFamily } from '../../../../ipv6.js';
 import { DumpRuleLines } from './rule-lines.js';
 import { SAVE_COMMAND } from './sections.js';

@@ -4,7 +4,7 @@
 // moved since: the same rules, read once. Anything else is the chain's own: iptables keeps a rule
 // appended twice, each with its own counters.
 import { text } from '../lexer.js';
-import { classifyLine } from '../paste/classify.js';
+import { classifyLine } from '../paste/other-lines/classify.js';
 import type { Table } from '../table.js';
 import { textHash } from '../chain-names.js';
 import { CR, NL, SP, TAB } from './state.js';

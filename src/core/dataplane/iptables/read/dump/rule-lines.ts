@@ -2,8 +2,8 @@
 // ends lost in copying), or one run on from a prompt or from a command typed before it; a rule
 // pasted twice read once (./repeats.ts), a rule whose address was hidden by hand not read.
 import { LineSyntaxError, text } from '../lexer.js';
-import { gluedOutput, gluedPrompt } from '../paste/classify.js';
-import { cutDnatPort, cutTargetOption } from '../paste/cut-option.js';
+import { gluedOutput, gluedPrompt } from '../paste/other-lines/classify.js';
+import { cutDnatPort, cutTargetOption } from '../paste/mangled/cut-option.js';
 import { excerpt } from '../../../../sanitize.js';
 import { CUT_FIXED_TARGET, CUT_NAME, cutFixedName } from './cuts.js';
 import { lineFamily } from './families.js';

@@ -3,7 +3,7 @@
 // read so far, what the paste held besides them; and what every layer does with a line (warn,
 // skip, fail).
 import { RuleLexer, text } from '../lexer.js';
-import { SKIPPED_AS, type ForeignKind, type WarningKind } from '../paste/classify.js';
+import { SKIPPED_AS, type ForeignKind, type WarningKind } from '../paste/other-lines/classify.js';
 import { IptablesParseError } from '../errors.js';
 import type { ParseOptions, ParseWarning } from '../ruleset.js';
 import type { Table } from '../table.js';

@@ -1,7 +1,7 @@
 // What the paste held besides the dump, said once at the end of the pass: lines read in bulk
 // (prefixes, repeats, other tools' listings), one log merged, other kube-proxy modes.
-import { foreignText, type ForeignKind } from '../paste/classify.js';
-import { isLog } from '../paste/logs.js';
+import { foreignText, type ForeignKind } from '../paste/other-lines/classify.js';
+import { isLog } from '../paste/other-lines/logs.js';
 import { DumpLines } from './lines.js';
 
 export abstract class DumpSummary extends DumpLines {

@@ -3,9 +3,9 @@
 // typed on the listing's first or last line (fences.ts). The marks are markdown's, not the
 // listing's: every reader (iptables', nft's, ipvsadm's, Cilium's) reads the lines without them,
 // on the paste's own lines, and says so.
-import { classifyLine } from './classify.js';
+import { classifyLine } from '../other-lines/classify.js';
 import { fencesNote, unfence, type GluedFence } from './fences.js';
-import { isIptablesLine } from './iptables-lines.js';
+import { isIptablesLine } from '../other-lines/iptables-lines.js';
 
 /** Markdown's quote marks at a line's start: ">" and at most one blank, once per level. */
 const MARKS = /^(?:> ?)+/;

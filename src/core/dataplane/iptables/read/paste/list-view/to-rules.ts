@@ -5,11 +5,11 @@
 // own print functions for each match and target). What -L printed and kdebug does not read — a
 // name where -n would print an address, a port name it does not know, a match it does not model —
 // stays on the rule as `-m unread --as "…"`, so no rule reads as matching more than it does.
-import { CHAIN, cutHead, HEADER, headerColumns, type Columns } from './list-view/columns.js';
-import { bareRows } from './list-view/bare.js';
-import { headless } from './list-view/headless.js';
-import { lineList, type ListViewNote } from './list-view/notes.js';
-import { ruleOf, runOn } from './list-view/row.js';
+import { CHAIN, cutHead, HEADER, headerColumns, type Columns } from './columns.js';
+import { bareRows } from './bare.js';
+import { headless } from './headless.js';
+import { lineList, type ListViewNote } from './notes.js';
+import { ruleOf, runOn } from './row.js';
 
 /** A paste holding an `iptables -L` listing: a Chain header, then its column header (which a
  * page may break after its first words). */

@@ -1,7 +1,7 @@
 // What people paste around a rules dump: shell prompts, prose, `grep -n` prefixes, log lines, and
 // listings of other tools. The parser asks here only about lines that are not dump lines, so a
 // clean dump never pays for it.
-import { ELISION } from '../../../paste/elisions.js';
+import { ELISION } from '../../../../paste/elisions.js';
 import { LOGS, logLine, type LogKind } from './logs.js';
 
 /** Why a line was skipped or doubted (JSON `warnings[].kind`). */

@@ -3,7 +3,7 @@
 // and column headers (with -v's counters), after a quote's or a hand-drawn tree's "> " marks, or
 // after a prefix the parser strips (grep -n / -H, a prompt, a log's: classify.ts, their one home).
 import { classifyLine } from './classify.js';
-import { CHAIN, HEADER } from './list-view/columns.js';
+import { CHAIN, HEADER } from '../list-view/columns.js';
 
 /** A rule or declaration of iptables-save or iptables -S, `[p:b]` counters perhaps before it. */
 const RULE_LINE =

@@ -5,7 +5,7 @@
 // protocol, and for KUBE-SEP its endpoint too, which each line's comment, protocol and DNAT say.
 // Each hidden name is read as the name kube-proxy gave that chain where its own line ties it to
 // one chain; where its line does not, it is left as written and said, and its chain claims nothing.
-import { endpointChain, hash16 } from '../../../kube-proxy/chain-names.js';
+import { endpointChain, hash16 } from '../../../../kube-proxy/chain-names.js';
 
 const KINDS = ['SVC', 'SVL', 'EXT', 'FW', 'XLB', 'SEP'];
 

@@ -2,7 +2,7 @@
 // erec_print writes "FILE:LINE:COL: Error: WHAT" for input read from a file or stdin (`nft -f`,
 // kube-proxy's sync), and "Error: WHAT" alone for a command typed, each followed by the input line
 // it refused and a line of carets under the part refused.
-import { excerpt } from '../../../../sanitize.js';
+import { excerpt } from '../../../../../sanitize.js';
 import { NFT_ERROR } from './classify.js';
 
 /** "Error: ..." as nft prints it for a command typed, framed as a log viewer may frame it. */

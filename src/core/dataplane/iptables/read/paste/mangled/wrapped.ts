@@ -2,8 +2,8 @@
 // screen goes on at the start of the next line ("... -j KUBE-NODEPORT-CON" then "TAINER"). The
 // rule is read whole again; the line it went on to is left blank, so line numbers stay the
 // paste's.
-import { RuleLexer } from '../lexer.js';
-import { classifyLine } from './classify.js';
+import { RuleLexer } from '../../lexer.js';
+import { classifyLine } from '../other-lines/classify.js';
 
 /** Pastes larger than this come from a file, not a terminal's screen: not looked at. */
 const MAX_BYTES = 1 << 20;
