@@ -14,17 +14,17 @@ import {
   type CiliumFrontend,
   type CiliumTable,
 } from './listing.js';
-import { withoutAgentErrors } from './agent-errors.js';
-import { withoutKubectlNoise } from './kubectl-noise.js';
+import { withoutAgentErrors } from './other-lines/agent-errors.js';
+import { withoutKubectlNoise } from './other-lines/kubectl-noise.js';
 import { BPF_JSON, ciliumForm, ciliumOther, uncommented } from './which-listing.js';
-import { serviceList } from './service-list.js';
-import { serviceListJson } from './service-list-json.js';
-import { bpfLbJson, bpfLbList } from './bpf-lb-list.js';
-import { BPF_GO_MAP, bpfLbGoMap } from './bpf-lb-go-map.js';
-import { dbBackends, dbFrontends } from './db-tables.js';
+import { serviceList } from './listings/service-list.js';
+import { serviceListJson } from './listings/service-list-json.js';
+import { bpfLbJson, bpfLbList } from './listings/bpf-lb-list.js';
+import { BPF_GO_MAP, bpfLbGoMap } from './listings/bpf-lb-go-map.js';
+import { dbBackends, dbFrontends } from './listings/db-tables.js';
 import { mapsDump } from '../maps/read-dump.js';
-import { bpftoolCgroupTree } from './other-tools.js';
-import { withAgentCommands } from './agent-commands.js';
+import { bpftoolCgroupTree } from './other-lines/other-tools.js';
+import { withAgentCommands } from './other-lines/agent-commands.js';
 import { laterRun } from './runs.js';
 import { excerpt } from '../../../sanitize.js';
 import { kubectlLines } from '../../paste/foreign.js';

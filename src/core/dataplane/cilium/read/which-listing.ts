@@ -2,7 +2,7 @@
 // the header was cut off (the maps dump and JSON by their first line); and, where it holds none,
 // what other output of Cilium's tools it is, said by what prints it.
 import type { CiliumForm } from './listing.js';
-import { BPF_GO_MAP } from './bpf-lb-go-map.js';
+import { BPF_GO_MAP } from './listings/bpf-lb-go-map.js';
 
 /** Each listing's header line, as the releases print it. */
 export const HEADERS: [RegExp, CiliumForm][] = [

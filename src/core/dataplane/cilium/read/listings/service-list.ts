@@ -6,10 +6,10 @@ import {
   parseAddress,
   type CiliumFrontend,
   type CiliumTable,
-} from './listing.js';
-import { backendCell, eachRow, fail, headerAt } from './row-walk.js';
-import { grepContext } from '../../paste/grep-context.js';
-import { hiddenRow, isHidden } from './redacted.js';
+} from '../listing.js';
+import { backendCell, eachRow, fail, headerAt } from '../row-walk.js';
+import { grepContext } from '../../../paste/grep-context.js';
+import { hiddenRow, isHidden } from '../redacted.js';
 
 /** `cilium-dbg service list`: "ID  Frontend  Service Type  Backend", each backend "N => ADDR
  * (state)", further backends on lines of their own. */

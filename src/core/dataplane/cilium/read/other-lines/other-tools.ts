@@ -1,6 +1,6 @@
 // Other tools' output pasted beside an agent's listing that holds no Service facts, named by what
 // prints it: said not read at its lines, never skipped in silence.
-import type { CiliumCut } from './listing.js';
+import type { CiliumCut } from '../listing.js';
 
 /** `bpftool cgroup tree` (bpftool's cgroup.c): "CgroupPath", its column header "ID AttachType
  * AttachFlags Name", then each cgroup's path and a row per program attached to it. */

@@ -7,9 +7,9 @@ import {
   type CiliumBackend,
   type CiliumFrontend,
   type CiliumTable,
-} from './listing.js';
-import { isRecord, jsonValue } from './json-value.js';
-import { fail } from './row-walk.js';
+} from '../listing.js';
+import { isRecord, jsonValue } from '../json-value.js';
+import { fail } from '../row-walk.js';
 
 interface JsonBackend {
   ip?: string;

@@ -10,11 +10,11 @@ import {
   type CiliumCut,
   type CiliumFrontend,
   type CiliumTable,
-} from './listing.js';
-import { HEADERS } from './which-listing.js';
-import { backendCell, endsListing, fail, followedByRows, headerAt, leftOut } from './row-walk.js';
-import { ELISION } from '../../paste/elisions.js';
-import { excerpt } from '../../../sanitize.js';
+} from '../listing.js';
+import { HEADERS } from '../which-listing.js';
+import { backendCell, endsListing, fail, followedByRows, headerAt, leftOut } from '../row-walk.js';
+import { ELISION } from '../../../paste/elisions.js';
+import { excerpt } from '../../../../sanitize.js';
 
 /** The columns of a load-balancer table, from its header: each cell starts where its title does. */
 function columns(header: string): { name: string; start: number }[] {

@@ -3,9 +3,9 @@
 // first space (its slot), the entries of one frontend joined, printed with Go's %+v. Each entry is
 // the table's second column, read as the table's row is.
 import { bpfRows } from './bpf-lb-list.js';
-import { fail } from './row-walk.js';
-import { excerpt } from '../../../sanitize.js';
-import type { CiliumCut, CiliumTable } from './listing.js';
+import { fail } from '../row-walk.js';
+import { excerpt } from '../../../../sanitize.js';
+import type { CiliumCut, CiliumTable } from '../listing.js';
 
 const ADDRESS = String.raw`(?:\[[0-9a-fA-F:.]+\]|\d{1,3}(?:\.\d{1,3}){3}):\d+`;
 /** One frontend of the map: "KEY:[" then its first entry (an address, or "backend N not found"). */

@@ -11,9 +11,9 @@ import {
   type CiliumCut,
   type CiliumFrontend,
   type CiliumTable,
-} from './listing.js';
-import { isRecord, jsonValue } from './json-value.js';
-import { eachRow, fail, headerAt } from './row-walk.js';
+} from '../listing.js';
+import { isRecord, jsonValue } from '../json-value.js';
+import { eachRow, fail, headerAt } from '../row-walk.js';
 
 /** `bpf lb list -o json`: the table's map (the command prints the same map either way:
  * TablePrinter the key and its entries, PrintOutput the map), each Service key to its entries,

@@ -7,8 +7,8 @@ import {
   type CiliumCut,
   type CiliumFrontend,
   type CiliumTable,
-} from './listing.js';
-import { excerpt } from '../../../sanitize.js';
+} from '../listing.js';
+import { excerpt } from '../../../../sanitize.js';
 
 const TYPED = /(?:^|\s)(?:cilium|cilium-dbg)\s+service\s+(update|delete)\b(.*)$/;
 /** The CLI's word that it was done: "Added service with 2 backends", "Updated service with ...",
