@@ -18,7 +18,7 @@ import {
   portsMeeting,
   sharedRules,
   wantedRules,
-} from '../../src/core/dataplane/iptables/drift/behaviour.js';
+} from '../../src/core/dataplane/iptables/drift/behaviour/behaviour.js';
 import { OLDEST_MODELLED } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { expectedSave } from '../../src/core/dataplane/iptables/save.js';

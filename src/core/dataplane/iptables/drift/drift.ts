@@ -5,8 +5,8 @@
 import { unseen } from '../../../findings/evidence.js';
 import { kubectl, onNode } from '../../../findings/next-command.js';
 import type { DriftContext, MasqueradeDiff } from './context.js';
-import { externalPath, firewall } from './external.js';
-import { internalPath } from './service.js';
+import { externalPath, firewall } from './service-port/external.js';
+import { internalPath } from './service-port/service.js';
 import { danglingJumps } from './jumps.js';
 import { nodeLevelChecks, orphanChains } from './node.js';
 import { textDifferences } from './text.js';

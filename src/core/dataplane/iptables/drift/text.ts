@@ -9,8 +9,8 @@ import { rulesOf, type RuleLine } from '../../kube-proxy/expected.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Table } from '../read/parse.js';
 import { hostCidr } from '../../../ipv6.js';
-import { foldByBehaviour, type Diff, type Other } from './by-behaviour.js';
-import { caughtByExtraRules, mayDivert } from './caught.js';
+import { foldByBehaviour, type Diff, type Other } from './behaviour/by-behaviour.js';
+import { caughtByExtraRules, mayDivert } from './behaviour/caught.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
   nat: ['KUBE-SERVICES', 'KUBE-NODEPORTS'],

@@ -1,8 +1,8 @@
 // Entry rules for a port (or cluster IP) the Service port no longer has in the API, as iptables
-// drift says them (../../stale-entries.ts: why the chains still take them).
-import { chainLines, nat, syncNext, vip, type DriftContext } from './context.js';
-import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import type { EntryPoint } from '../../trees.js';
+// drift says them (../../../stale-entries.ts: why the chains still take them).
+import { chainLines, nat, syncNext, vip, type DriftContext } from '../context.js';
+import type { ExpectedServicePort } from '../../../kube-proxy/service-port.js';
+import type { EntryPoint } from '../../../trees.js';
 import {
   changeOf,
   changeText,
@@ -10,7 +10,7 @@ import {
   keptBy,
   notInApi,
   type ApiEntry,
-} from '../../stale-entries.js';
+} from '../../../stale-entries.js';
 
 /** Each entry's rule as drift shows a rule ("-t nat -A KUBE-SERVICES ..."). */
 export const entryRules = (c: DriftContext, entries: EntryPoint[]): string[] =>

@@ -2,12 +2,12 @@
 // packets, not by how it reads: each Service port whose frontend it may match is walked through
 // kube-proxy's rules without it and with it at its place, and one whose packets end elsewhere is
 // caught (what else differs on the node plays no part).
-import type { DriftContext } from './context.js';
-import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import { parseIptables, type Ruleset, type Table } from '../read/parse.js';
-import { expectedSave } from '../../kube-proxy/expected.js';
-import { RuleFlag } from '../read/token-walk.js';
-import { cidrHolds, hostCidr } from '../../../ipv6.js';
+import type { DriftContext } from '../context.js';
+import type { ExpectedServicePort } from '../../../kube-proxy/service-port.js';
+import { parseIptables, type Ruleset, type Table } from '../../read/parse.js';
+import { expectedSave } from '../../../kube-proxy/expected.js';
+import { RuleFlag } from '../../read/token-walk.js';
+import { cidrHolds, hostCidr } from '../../../../ipv6.js';
 import { behaviourDiffers, outcomeText, type BehaviourDiff } from './behaviour.js';
 
 /** A rule of the node's dump: its table and its id there. */

@@ -2,11 +2,11 @@
 // that ends without a verdict returns to its caller, so a KUBE-SEP chain with no DNAT rule hands
 // its packets back to the next rule of the Service chain, and past the Service chain's last rule
 // they leave it not DNATed.
-import { percent } from '../../../model.js';
-import { chainLines, nat, syncNext, vip, type DriftContext } from './context.js';
-import { podOf } from '../../kube-proxy/endpoints.js';
-import type { ExpectedEndpoint, ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import type { TreeEndpoint } from '../../trees.js';
+import { percent } from '../../../../model.js';
+import { chainLines, nat, syncNext, vip, type DriftContext } from '../context.js';
+import { podOf } from '../../../kube-proxy/endpoints.js';
+import type { ExpectedEndpoint, ExpectedServicePort } from '../../../kube-proxy/service-port.js';
+import type { TreeEndpoint } from '../../../trees.js';
 
 /** Shares below this are rounding, not traffic. */
 const NONE = 0.0005;

@@ -3,9 +3,9 @@
 // numbered rules read the same differ in their names only (behaviour.ts keys walks by it). The
 // rules are written with the numbers in place of the names, not renamed from their text: that
 // scan was most of the time of a key.
-import { servicePortRules, type RuleLine, type ServiceRulesContext } from '../rule-text.js';
-import type { ExpectedEndpoint, ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import { hostCidr } from '../../../ipv6.js';
+import { servicePortRules, type RuleLine, type ServiceRulesContext } from '../../rule-text.js';
+import type { ExpectedEndpoint, ExpectedServicePort } from '../../../kube-proxy/service-port.js';
+import { hostCidr } from '../../../../ipv6.js';
 
 export interface NumberedPort {
   /** Each own word and its number: a value, and an address with its /32 or /128. */

@@ -1,10 +1,10 @@
-// A dump spelled by a release kdebug does not model (text.ts finds it): each Service port whose
+// A dump spelled by a release kdebug does not model (../text.ts finds it): each Service port whose
 // rules read differently is compared by where its packets go (behaviour.ts), ports alike sharing
 // one walk.
-import type { DriftContext } from './context.js';
-import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import type { Ruleset } from '../read/parse.js';
-import { releaseRange } from '../../kube-proxy/releases.js';
+import type { DriftContext } from '../context.js';
+import type { ExpectedServicePort } from '../../../kube-proxy/service-port.js';
+import type { Ruleset } from '../../read/parse.js';
+import { releaseRange } from '../../../kube-proxy/releases.js';
 import {
   behaviourDiffers,
   behaviourKey,

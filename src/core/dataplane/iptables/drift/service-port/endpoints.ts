@@ -1,10 +1,10 @@
 // The endpoints of one Service chain compared with kube-proxy's: the same endpoints in the same
 // shares, each with its hairpin masquerade, and the Service's session affinity.
-import { percent } from '../../../model.js';
-import { chainLines, nat, syncNext, type DriftContext } from './context.js';
-import { podOf, quantisedProbability } from '../../kube-proxy/endpoints.js';
-import type { ExpectedEndpoint, ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import type { ServiceTree, TreeEndpoint } from '../../trees.js';
+import { percent } from '../../../../model.js';
+import { chainLines, nat, syncNext, type DriftContext } from '../context.js';
+import { podOf, quantisedProbability } from '../../../kube-proxy/endpoints.js';
+import type { ExpectedEndpoint, ExpectedServicePort } from '../../../kube-proxy/service-port.js';
+import type { ServiceTree, TreeEndpoint } from '../../../trees.js';
 import {
   dnatMissing,
   endpointDnatMissing,

@@ -10,13 +10,13 @@ import {
   verdictLines,
   vip,
   type DriftContext,
-} from './context.js';
-import { chainAbsent } from './jumps.js';
+} from '../context.js';
+import { chainAbsent } from '../jumps.js';
 import { compareEndpoints, stale } from './endpoints.js';
 import { clusterIPElsewhere } from './stale-port.js';
-import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import type { EntryPoint, ServiceTree } from '../../trees.js';
-import { entriesElsewhere } from '../../stale-entries.js';
+import type { ExpectedServicePort } from '../../../kube-proxy/service-port.js';
+import type { EntryPoint, ServiceTree } from '../../../trees.js';
+import { entriesElsewhere } from '../../../stale-entries.js';
 
 /** Cluster IP traffic. Returns whether the endpoints of the SVC chain were compared. */
 export function internalPath(
@@ -192,7 +192,7 @@ function clusterIPMasquerade(
   const rules = t.masquerade.filter((m) => m.chain === 'KUBE-SERVICES' || m.chain === entry.chain);
   const want = sp.clusterIPMasquerade;
   const held = want !== undefined && rules.some((m) => m.condition === want);
-  // a condition taken from the rules is said with them (drift.ts reportMasquerade), not compared
+  // a condition taken from the rules is said with them (../drift.ts reportMasquerade), not compared
   const shown = c.exp.config.masqueradeShown !== undefined;
   if (held && !shown) return;
   if (want === undefined && rules.length === 0) return;

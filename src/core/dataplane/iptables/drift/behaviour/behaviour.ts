@@ -1,15 +1,15 @@
 // What a Service port's rules do, compared by walking the same packets (src/core/trace) through
 // the node's rules and through the rules kube-proxy would write: where the dump is spelled by a
 // release kdebug does not model, only where packets go counts, never how the rules read.
-import { expectedSave, type ExpectedRules } from '../../kube-proxy/expected.js';
-import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import { parseIptables, type Ruleset } from '../read/parse.js';
-import { RuleFlag } from '../read/token-walk.js';
-import { formatIPv4, parseCidr } from '../../../ipv4.js';
-import { cidrHolds, formatIPv6, hostPort, parseCidr6 } from '../../../ipv6.js';
-import { tracePacket } from '../trace.js';
+import { expectedSave, type ExpectedRules } from '../../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../../kube-proxy/service-port.js';
+import { parseIptables, type Ruleset } from '../../read/parse.js';
+import { RuleFlag } from '../../read/token-walk.js';
+import { formatIPv4, parseCidr } from '../../../../ipv4.js';
+import { cidrHolds, formatIPv6, hostPort, parseCidr6 } from '../../../../ipv6.js';
+import { tracePacket } from '../../trace.js';
 import { numberedPort, renamer } from './port-names.js';
-import type { NodeNetwork, TracePacket } from '../../trace/trace.js';
+import type { NodeNetwork, TracePacket } from '../../../trace/trace.js';
 
 /** Where kube-proxy's rules send a share of a packet's connections. */
 export interface WalkOutcome {

@@ -1,7 +1,7 @@
 // The semantic checks of a Service port's external traffic (node ports, external IPs,
 // load-balancer IPs): entry rules, where externalTrafficPolicy sends it, masquerading, the
 // REJECT / DROP rules when there is no (local) endpoint, and loadBalancerSourceRanges.
-import { percent } from '../../../model.js';
+import { percent } from '../../../../model.js';
 import {
   chainLines,
   filterLines,
@@ -10,14 +10,14 @@ import {
   verdictLines,
   vip,
   type DriftContext,
-} from './context.js';
+} from '../context.js';
 import { noVerdict } from './service.js';
 import { compareEndpoints, isOnNode, stale } from './endpoints.js';
-import { podOf } from '../../kube-proxy/endpoints.js';
-import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import type { Rule } from '../read/parse.js';
-import { externalOrLb, type EntryPoint, type ServiceTree } from '../../trees.js';
-import { entriesElsewhere } from '../../stale-entries.js';
+import { podOf } from '../../../kube-proxy/endpoints.js';
+import type { ExpectedServicePort } from '../../../kube-proxy/service-port.js';
+import type { Rule } from '../../read/parse.js';
+import { externalOrLb, type EntryPoint, type ServiceTree } from '../../../trees.js';
+import { entriesElsewhere } from '../../../stale-entries.js';
 import { elsewhere, entryRules } from './stale-port.js';
 
 const unconditional = (r: Rule) =>
