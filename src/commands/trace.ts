@@ -21,7 +21,7 @@ import {
 } from './common/io.js';
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 import { isPort } from '../cluster/nodes/valid-command.js';
-import { readStop } from '../core/dataplane/iptables/trace-cut.js';
+import { readStop } from '../core/dataplane/iptables/trace/trace-cut.js';
 import { Option } from 'commander';
 
 export interface TraceOptions extends SourceFlags {

@@ -12,7 +12,7 @@ import { expectedRules, expectedSave } from '../../src/core/dataplane/kube-proxy
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
-import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
+import { tracePacket } from '../../src/core/dataplane/iptables/trace/trace.js';
 import type { TracePacket } from '../../src/core/dataplane/trace/trace.js';
 import { aKubeProxyConfig, aService, anEndpointSlice } from '../support/builders.js';
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
-import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
-import { readStop } from '../../src/core/dataplane/iptables/trace-cut.js';
+import { tracePacket } from '../../src/core/dataplane/iptables/trace/trace.js';
+import { readStop } from '../../src/core/dataplane/iptables/trace/trace-cut.js';
 import { traceAnswer } from '../../src/core/dataplane/trace/answer.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { traceText } from '../../src/output/trace.js';

@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
-import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
+import { tracePacket } from '../../src/core/dataplane/iptables/trace/trace.js';
 import { traceAnswer } from '../../src/core/dataplane/trace/answer.js';
 import {
   nodeNetwork,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
-import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
+import { tracePacket } from '../../src/core/dataplane/iptables/trace/trace.js';
 import { traceAnswer } from '../../src/core/dataplane/trace/answer.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { traceText } from '../../src/output/trace.js';

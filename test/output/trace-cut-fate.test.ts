@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
-import { readStop } from '../../src/core/dataplane/iptables/trace-cut.js';
+import { readStop } from '../../src/core/dataplane/iptables/trace/trace-cut.js';
 import { traceAnswer } from '../../src/core/dataplane/trace/answer.js';
 import { traceDoc, traceText } from '../../src/output/trace.js';
 import { traceSummary } from '../../src/mcp/summary.js';

@@ -36,7 +36,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
-import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
+import { tracePacket } from '../../src/core/dataplane/iptables/trace/trace.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
 import { expectedNftText } from '../../src/core/dataplane/nftables/expected/expected.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ipv4 } from '../../../src/core/ipv4.js';
-import { ruleMatches } from '../../../src/core/dataplane/iptables/match.js';
+import { ruleMatches } from '../../../src/core/dataplane/iptables/trace/match.js';
 import { parseIptables } from '../../../src/core/dataplane/iptables/read/parse.js';
 import type { PacketState, TraceProtocol } from '../../../src/core/dataplane/trace/packet.js';
 

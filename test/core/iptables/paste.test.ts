@@ -14,7 +14,7 @@ import {
 import { uncolumn } from '../../../src/core/dataplane/iptables/read/paste/mangled/columned.js';
 import { endpointChain } from '../../../src/core/dataplane/kube-proxy/chain-names.js';
 import { buildServiceTrees } from '../../../src/core/dataplane/iptables/trees.js';
-import { tracePacket } from '../../../src/core/dataplane/iptables/trace.js';
+import { tracePacket } from '../../../src/core/dataplane/iptables/trace/trace.js';
 import { readPaste } from '../../../src/core/dataplane/paste/paste.js';
 import { rulesText } from '../../../src/output/rules.js';
 

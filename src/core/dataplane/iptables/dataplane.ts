@@ -6,7 +6,7 @@ import { iptablesClusterIpLines, iptablesEntryLines } from './ping.js';
 import { nodeDrift } from './drift/drift.js';
 import type { Ruleset } from './read/parse.js';
 import type { ClusterView } from '../../kube/objects.js';
-import { tracePacket } from './trace.js';
+import { tracePacket } from './trace/trace.js';
 import { buildServiceTrees } from './trees.js';
 
 export function iptablesDataplane(

@@ -6,7 +6,7 @@ import { hexMark } from '../rule-text.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Table } from '../read/parse.js';
 import type { OrphanChain } from '../../trees.js';
-import { ruleMatches } from '../match.js';
+import { ruleMatches } from '../trace/match.js';
 import type { PacketState } from '../../trace/packet.js';
 
 const jumpsTo = (t: Table | undefined, chain: string, target: string) =>

@@ -7,7 +7,7 @@ import { parseIptables, type Ruleset } from '../../read/parse.js';
 import { RuleFlag } from '../../read/token-walk.js';
 import { formatIPv4, parseCidr } from '../../../../ipv4.js';
 import { cidrHolds, formatIPv6, hostPort, parseCidr6 } from '../../../../ipv6.js';
-import { tracePacket } from '../../trace.js';
+import { tracePacket } from '../../trace/trace.js';
 import { numberedPort, renamer } from './port-names.js';
 import type { NodeNetwork, TracePacket } from '../../../trace/trace.js';
 

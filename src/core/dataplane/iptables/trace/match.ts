@@ -7,9 +7,9 @@ import {
   type Address,
   type PacketState,
   type TraceProtocol,
-} from '../trace/packet.js';
-import type { Match, Ports, Rule } from './read/rule/rule.js';
-import { unreadText } from './read/paste/list-view/unread.js';
+} from '../../trace/packet.js';
+import type { Match, Ports, Rule } from '../read/rule/rule.js';
+import { unreadText } from '../read/paste/list-view/unread.js';
 
 export interface MatchContext {
   /** addrtype LOCAL. */

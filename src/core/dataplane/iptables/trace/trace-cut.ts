@@ -3,9 +3,9 @@
 // the walk left by a rule it matched (a verdict, DNAT, RETURN, a goto, or a verdict of a chain
 // it jumped to) was left before the cut: rules past the cut there cannot come first. Only a chain
 // the walk fell off the end of (every rule read passed) may hold, past the cut, a rule that would.
-import type { ReadStop } from '../trace/answer.js';
-import type { MatchedRule, TraceOutcome } from '../trace/trace.js';
-import type { Ruleset } from './read/parse.js';
+import type { ReadStop } from '../../trace/answer.js';
+import type { MatchedRule, TraceOutcome } from '../../trace/trace.js';
+import type { Ruleset } from '../read/parse.js';
 
 /** The cut of `rs` (read from `file`), with the chains each outcome passed through to their end
  * that the dump holds in part; undefined for a whole dump. */

@@ -4,22 +4,22 @@
 // masquerading. `statistic random` splits the walk; every outcome carries its probability, the
 // rules it matched in order, and the assumptions it rests on. Docker's, flannel's or anyone
 // else's rules in those chains are walked like kube-proxy's.
-import { ipv4 } from '../../ipv4.js';
-import { familyOf, ipv6 } from '../../ipv6.js';
-import type { Chain, Ruleset, Table } from './read/parse.js';
-import type { Rule } from './read/rule/rule.js';
-import { printRule } from './read/rule/print.js';
-import { addressPort, packetAddress, type Address, type PacketState } from '../trace/packet.js';
-import { NodeRoutes } from '../trace/route.js';
-import { outcomeOf, startWalk, type Walk } from '../trace/walk.js';
-import { percent } from '../../model.js';
+import { ipv4 } from '../../../ipv4.js';
+import { familyOf, ipv6 } from '../../../ipv6.js';
+import type { Chain, Ruleset, Table } from '../read/parse.js';
+import type { Rule } from '../read/rule/rule.js';
+import { printRule } from '../read/rule/print.js';
+import { addressPort, packetAddress, type Address, type PacketState } from '../../trace/packet.js';
+import { NodeRoutes } from '../../trace/route.js';
+import { outcomeOf, startWalk, type Walk } from '../../trace/walk.js';
+import { percent } from '../../../model.js';
 import type {
   MatchedRule,
   NodeNetwork,
   TraceOutcome,
   TracePacket,
   TraceResult,
-} from '../trace/trace.js';
+} from '../../trace/trace.js';
 import { ruleMatches } from './match.js';
 
 /** Too many branches or rules means a loop or a pathological dump: stop with a note. */
