@@ -1,55 +1,16 @@
-// What drift is in every mode: its finding ids and their severity, a node's findings, and how a
-// finding's expected and actual lines become a diagnosis Finding whose lines show the difference.
+// What drift is in every mode: a node's findings, and how a finding's expected and actual lines
+// become a diagnosis Finding whose lines show the difference. Its finding ids and their severity
+// are in drift-ids.ts, re-exported here: import drift's names from this module.
 import { computed, judged, seen } from '../findings/evidence.js';
 import { type NextCommand } from '../findings/next-command.js';
 import type { Evidence, Finding, ServicePortName, Severity } from '../model.js';
 import type { Release } from './kube-proxy/releases.js';
 import type { IPFamily } from '../ipv6.js';
+import type { DriftId } from './drift-ids.js';
+import { SEVERITY } from './drift-ids.js';
 
-export type DriftId =
-  | 'service-rules-missing'
-  | 'service-chain-missing'
-  | 'endpoint-missing'
-  | 'endpoint-dnat-missing'
-  | 'service-chain-falls-through'
-  | 'endpoint-stale'
-  | 'weights-uneven'
-  | 'affinity-wrong'
-  | 'masquerade-missing'
-  | 'masquerade-differs'
-  | 'nodeport-missing'
-  | 'local-policy-wrong'
-  | 'no-endpoints-reject-missing'
-  | 'firewall-missing'
-  | 'entry-jump-missing'
-  | 'orphan-chain'
-  | 'local-policy-drop'
-  | 'rule-text-differs'
-  | 'rule-behaviour-differs'
-  | 'service-traffic-diverted'
-  | 'jump-target-missing'
-  | 'table-not-captured'
-  | 'element-chain-missing'
-  | 'endpoint-not-in-numgen'
-  | 'vip-not-on-kube-ipvs0'
-  | 'ipset-entry-missing'
-  | 'real-server-weight-zero'
-  | 'cilium-frontend-missing'
-  | 'cilium-frontend-stale'
-  | 'cilium-backend-missing'
-  | 'cilium-backend-stale'
-  | 'cilium-backend-state-differs'
-  | 'cilium-frontend-not-reconciled'
-  | 'cilium-bpf-map-differs'
-  | 'cilium-affinity-differs'
-  | 'cilium-source-range-missing'
-  | 'cilium-source-range-differs'
-  | 'cilium-traffic-policy-differs'
-  | 'cilium-forwarding-differs'
-  | 'cilium-algorithm-differs'
-  | 'cilium-reverse-nat-differs'
-  | 'cilium-config-refused'
-  | 'cilium-source-range-ignored';
+export type { DriftId } from './drift-ids.js';
+export { SEVERITY, NOT_FORWARDED } from './drift-ids.js';
 
 /** What a drift check says of a finding: its words and the lines it compared; driftFinding makes
  * it a Finding about the node. */
@@ -77,101 +38,6 @@ export interface DriftSaid {
 
 /** Adds a finding of `id` (its severity from SEVERITY) about the node being compared. */
 export type AddFinding = (id: DriftId, f: DriftSaid) => void;
-
-export const SEVERITY: Record<DriftId, Severity> = {
-  'service-rules-missing': 'error',
-  'service-chain-missing': 'error',
-  'endpoint-stale': 'error',
-  'local-policy-wrong': 'error',
-  'nodeport-missing': 'error',
-  'entry-jump-missing': 'error',
-  'endpoint-missing': 'warning',
-  'endpoint-dnat-missing': 'warning',
-  'service-chain-falls-through': 'error',
-  'weights-uneven': 'warning',
-  'affinity-wrong': 'warning',
-  'masquerade-missing': 'warning',
-  'masquerade-differs': 'warning',
-  'no-endpoints-reject-missing': 'warning',
-  'firewall-missing': 'warning',
-  'orphan-chain': 'warning',
-  'local-policy-drop': 'info',
-  'rule-text-differs': 'info',
-  'rule-behaviour-differs': 'warning',
-  'service-traffic-diverted': 'error',
-  'jump-target-missing': 'error',
-  'table-not-captured': 'info',
-  'element-chain-missing': 'error',
-  'endpoint-not-in-numgen': 'warning',
-  'vip-not-on-kube-ipvs0': 'error',
-  'ipset-entry-missing': 'warning',
-  'real-server-weight-zero': 'warning',
-  'cilium-frontend-missing': 'error',
-  'cilium-frontend-stale': 'warning',
-  'cilium-backend-missing': 'warning',
-  'cilium-backend-stale': 'error',
-  'cilium-backend-state-differs': 'warning',
-  'cilium-frontend-not-reconciled': 'error',
-  'cilium-bpf-map-differs': 'error',
-  'cilium-affinity-differs': 'warning',
-  'cilium-source-range-missing': 'error',
-  'cilium-source-range-differs': 'error',
-  'cilium-traffic-policy-differs': 'warning',
-  'cilium-forwarding-differs': 'warning',
-  'cilium-algorithm-differs': 'warning',
-  'cilium-reverse-nat-differs': 'error',
-  'cilium-config-refused': 'info',
-  'cilium-source-range-ignored': 'info',
-};
-
-/** Whether a finding of the id says the node does not send a Service's traffic to its ready
- * endpoints (a traffic policy "not met" on that node): every error-severity id does, and the
- * warnings where an endpoint goes without its share all the same; each id decides here. */
-export const NOT_FORWARDED: Record<DriftId, boolean> = {
-  'service-rules-missing': true,
-  'service-chain-missing': true,
-  'endpoint-stale': true,
-  'local-policy-wrong': true,
-  'nodeport-missing': true,
-  'entry-jump-missing': true,
-  'endpoint-missing': true,
-  'endpoint-dnat-missing': true,
-  'service-chain-falls-through': true,
-  'weights-uneven': false,
-  'affinity-wrong': false,
-  'masquerade-missing': false,
-  'masquerade-differs': false,
-  'no-endpoints-reject-missing': false,
-  'firewall-missing': false,
-  'orphan-chain': false,
-  'local-policy-drop': false,
-  'rule-text-differs': false,
-  'rule-behaviour-differs': true,
-  'service-traffic-diverted': true,
-  'jump-target-missing': true,
-  'table-not-captured': false,
-  'element-chain-missing': true,
-  'endpoint-not-in-numgen': true,
-  'vip-not-on-kube-ipvs0': true,
-  'ipset-entry-missing': false,
-  'real-server-weight-zero': true,
-  'cilium-frontend-missing': true,
-  'cilium-frontend-stale': false,
-  'cilium-backend-missing': true,
-  'cilium-backend-stale': true,
-  'cilium-backend-state-differs': false,
-  'cilium-frontend-not-reconciled': true,
-  'cilium-bpf-map-differs': true,
-  'cilium-affinity-differs': false,
-  'cilium-source-range-missing': true,
-  'cilium-source-range-differs': true,
-  'cilium-traffic-policy-differs': true,
-  'cilium-forwarding-differs': true,
-  'cilium-algorithm-differs': false,
-  'cilium-reverse-nat-differs': true,
-  'cilium-config-refused': false,
-  'cilium-source-range-ignored': false,
-};
 
 /** What a drift finding compared: the lines that differ, as the check found them. */
 export interface DriftLines {
