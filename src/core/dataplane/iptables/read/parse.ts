@@ -133,6 +133,7 @@ function parseForms(input: Uint8Array | string, options: ParseOptions): Ruleset 
       listingStarts: view.listingStarts,
       broken: view.broken,
       above: view.above,
+      chainless: view.chainless,
       ...(view.cut ? { cut: view.cut } : {}),
     };
     const rs = chainlessOnly(view.chainless, listed, () =>

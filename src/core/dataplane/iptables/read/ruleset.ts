@@ -38,6 +38,8 @@ export interface ParseOptions {
     listingStarts: readonly number[];
     broken: readonly number[];
     above: readonly string[];
+    /** Rows it left blank, their chain not known: still lines of the listing (a grep's output). */
+    chainless?: readonly number[];
     cut?: ListViewCut;
   };
 }

@@ -39,6 +39,8 @@ export class DumpParser extends DumpSummary {
         this.line(s, e, last, true);
         this.grep.seen(this.lineNo);
       } else if (!this.options.listView) this.skip('blank');
+      // a listing's row not read is still output a grep printed
+      else if (this.options.listView.chainless?.includes(this.lineNo)) this.grep.seen(this.lineNo);
       pos = end + 1;
     }
     this.grep.finish();

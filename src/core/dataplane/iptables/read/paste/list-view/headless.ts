@@ -5,6 +5,7 @@ import { endpointChain } from '../../../../kube-proxy/chain-names.js';
 import { HEADER, type Columns } from './columns.js';
 import { lineList, type ListViewNote } from './notes.js';
 import { ruleOf } from './row.js';
+import type { ListViewCut } from './to-rules.js';
 
 interface Headless {
   /** Each such line's -S form by its 1-based number: a rule in the chain kube-proxy's writing
@@ -21,6 +22,8 @@ interface Headless {
   unread: number[];
   /** Rows not read: no Chain line, typed -L or kube-proxy's writing names their chain. */
   chainless: number[];
+  /** The paste's last row, where -L printed only part of it: the paste is cut there. */
+  cut?: ListViewCut;
 }
 
 /** The lines above the first Chain line (or of a paste with none) that are rows in the columns
@@ -33,6 +36,7 @@ export function headless(
   columnsAt: (i: number) => Columns | undefined,
   where: { rows: string; rest: string } = ABOVE,
   named: (i: number) => { chain: string; line: number } | undefined = () => undefined,
+  lastText = -1,
 ): Headless | undefined {
   const out = new Map<number, string>();
   const rows: number[] = []; // the rule rows among them, not the column header
@@ -40,13 +44,20 @@ export function headless(
   const notRead: number[] = [];
   const unread: number[] = [];
   let plain: number | undefined;
+  let cut: ListViewCut | undefined;
   lines.forEach((l, i) => {
     // its column header too, where the paste starts between its Chain line and it
     if (HEADER.test(l)) return void out.set(i + 1, '');
     const cols = columnsAt(i);
-    const rule = l.trim() === '' || !cols ? undefined : ruleOf(l, UNKNOWN_CHAIN, cols, false);
-    if (!rule || 'cut' in rule) return;
+    const rule =
+      l.trim() === '' || !cols ? undefined : ruleOf(l, UNKNOWN_CHAIN, cols, i === lastText);
+    if (!rule) return;
     rows.push(i + 1);
+    // the paste's last row, cut mid-row: the rules parser says the cut (its chain is not known)
+    if ('cut' in rule) {
+      cut = { line: i + 1, reason: rule.cut, text: l.trim() };
+      return void out.set(i + 1, `-A ${UNKNOWN_CHAIN}`);
+    }
     // the chain the -L typed above names is where iptables printed the row: read before any
     // inference from what kube-proxy writes in it
     const typed = named(i);
@@ -97,6 +108,7 @@ export function headless(
     plain,
     unread,
     chainless: notRead,
+    ...(cut ? { cut } : {}),
   };
 }
 

@@ -85,7 +85,6 @@ export function listViewToRules(text: string): ListViewRules {
   // the paste's last line with text: a rule -L printed only part of is where the paste was cut
   let lastText = lines.length - 1;
   while (lastText > 0 && lines[lastText]!.trim() === '') lastText--;
-  let cut: ListViewRules['cut'];
   const notes: ListViewNote[] = [];
   // rules above the first Chain line belong to a chain whose Chain line the paste does not hold
   const first = lines.findIndex((l) => CHAIN.test(l));
@@ -94,12 +93,13 @@ export function listViewToRules(text: string): ListViewRules {
   // typed above them prints, else those their shape shows
   const bare = first < 0 ? bareRows(lines) : undefined;
   const above = bare
-    ? headless(lines, bare.at, NO_CHAIN, bare.chainAt)
+    ? headless(lines, bare.at, NO_CHAIN, bare.chainAt, lastText)
     : first > 0 && firstHeader
       ? headless(lines.slice(0, first), () => headerColumns(firstHeader))
       : undefined;
   if (bare) notes.push(...bare.notes);
   if (above?.note) notes.push(above.note);
+  let cut: ListViewRules['cut'] = above?.cut;
   // a listing without -n: names where addresses would be, from this line
   let plain = above?.plain;
   const out = lines.map((raw, i) => {
