@@ -204,6 +204,9 @@ export const LEGACY_WARNING = /^(?:# )?Warning: iptables-legacy tables present/;
 
 const TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|time="|level=|\{"(?:level|ts|time)")/;
 const PROMPT = /^(?:\S*[@:]\S*\s*[$#%] |\[[^\]]*\][$#] |\S+ [$#] |[$%] )/;
+/** A command that lists rules or a dataplane's tables, where a prompt's "#" is glued to it. */
+const LISTING =
+  /^(?:sudo )?(?:ip6?tables(?:-legacy|-nft)?(?:-save)?|nft|ipvsadm|ipset|cilium(?:-dbg)?)(?: |$)/;
 const COMMANDS =
   /^(?:sudo|kubectl|k|iptables\S*|ip6tables\S*|nft|ipvsadm|ipset|grep|egrep|cat|less|docker|crictl|ssh|minikube|kind|k3s|oc|journalctl|conntrack)(?: |$)/;
 
@@ -393,6 +396,10 @@ export function classifyLine(line: string): LineClass {
   for (const [re, foreign] of FOREIGN_LINES) if (re.test(bare)) return { kind: 'foreign', foreign };
   if (PROMPT.test(line) || (line.startsWith('# ') && COMMANDS.test(line.slice(2))))
     return { kind: 'prompt' };
+  // a root prompt or an inline-code backtick glued to a listing command ("#ip6tables -nvL",
+  // "`iptables-save"): the command typed all the same
+  if (/^[#`]/.test(line) && LISTING.test(line.slice(1)))
+    return { kind: line.startsWith('#') ? 'prompt' : 'command' };
   // a prompt naming the host and the directory ("gentoo ~ # ", "node1 coreos-install # "), where
   // a command follows it
   const dirPrompt = /^\S+ \S+ [$#] /.exec(line);
