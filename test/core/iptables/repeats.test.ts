@@ -91,4 +91,16 @@ describe('a rule the paste shows twice', () => {
     assert.equal(rs.table('filter')!.chain('INPUT')!.ruleCount, 6);
     assert.ok(!rs.warnings.some((w) => w.kind === 'duplicate'));
   });
+
+  it('one rule appended again inside a whole *table ... COMMIT block is the kernel’s, each kept', () => {
+    // libvirt appends its CHECKSUM rule on each restart; iptables-save prints each copy
+    const rule = '-A POSTROUTING -o virbr0 -p udp -m udp --dport 68 -j CHECKSUM --checksum-fill';
+    const block = ['*mangle', ':POSTROUTING ACCEPT [0:0]', rule, rule, rule];
+    const whole = parseIptables([...block, 'COMMIT'].join('\n'));
+    assert.equal(whole.table('mangle')!.chain('POSTROUTING')!.ruleCount, 3);
+    assert.ok(!whole.warnings.some((w) => w.kind === 'duplicate'));
+    // the block declared again before its COMMIT: the rules after it are a second copy
+    const again = [...block.slice(0, 3), ...block.slice(1, 3), 'COMMIT'].join('\n');
+    assert.ok(parseIptables(again).warnings.some((w) => w.kind === 'duplicate'));
+  });
 });

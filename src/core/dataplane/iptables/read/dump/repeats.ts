@@ -2,7 +2,8 @@
 // for line, counters and all, up to the chain's last rule read (or to the paste's end, a copy cut
 // there): read once. A command typed again prints the rules it printed before, their counters
 // moved since: the same rules, read once. Anything else is the chain's own: iptables keeps a rule
-// appended twice, each with its own counters.
+// appended twice, each with its own counters, and iptables-save prints each: inside one whole
+// *table ... COMMIT block a chain's rules repeating in a row are the kernel's.
 import { text } from '../lexer.js';
 import { classifyLine } from '../paste/other-lines/classify.js';
 import type { Table } from '../table.js';
@@ -35,6 +36,9 @@ export class Repeats {
    * after another's (kube-proxy's restore input resumes KUBE-SERVICES once per Service). */
   private readonly byText = new Map<Table, Map<number, Map<number, number[]>>>();
   private tail = -1; // the end of the paste's last line that holds anything
+  /** Whether the save block opened on that line reaches its COMMIT with no table or chain
+   * declared before it (a block pasted again would declare them). */
+  private readonly whole = new Map<number, boolean>();
 
   constructor(private readonly buf: Uint8Array) {}
 
@@ -51,10 +55,18 @@ export class Repeats {
   }
 
   /** What the rule line [s, e) of `chain`, its "-A" at `a`, is to the rules the chain has;
-   * `resumed` where the line before it was another chain's. */
-  check(table: Table, chain: number, resumed: boolean, r: RuleAt, lineNo: number): Repeat {
+   * `resumed` where the line before it was another chain's; `save` the line of the *table line
+   * whose block it is in. */
+  check(
+    table: Table,
+    chain: number,
+    resumed: boolean,
+    r: RuleAt,
+    lineNo: number,
+    save?: number,
+  ): Repeat {
     if (table.ruleCountOf(chain) === 0) return undefined;
-    const said = this.repeat(table, chain, resumed, r);
+    const said = this.repeat(table, chain, resumed, r, save);
     if (said === 'copy') this.copies.push(lineNo);
     if (said === 'rerun') this.reruns.push(lineNo);
     return said;
@@ -74,7 +86,13 @@ export class Repeats {
     return false;
   }
 
-  private repeat(table: Table, chain: number, resumed: boolean, r: RuleAt): Repeat {
+  private repeat(
+    table: Table,
+    chain: number,
+    resumed: boolean,
+    r: RuleAt,
+    save: number | undefined,
+  ): Repeat {
     const chains = this.next.get(table);
     const k = chains?.get(chain);
     if (k !== undefined) {
@@ -90,7 +108,13 @@ export class Repeats {
     for (const j of resumed ? this.alike(table, chain, r) : FIRST)
       if (
         table.ruleIs(table.ruleIdOf(chain, j), r.s, r.e) &&
-        this.goesOn(table, chain, j + 1, r.e)
+        this.goesOn(table, chain, j + 1, r.e) &&
+        !(
+          save !== undefined &&
+          !resumed &&
+          table.line(table.ruleIdOf(chain, j)) > save &&
+          this.wholeBlock(save, r.e)
+        )
       ) {
         this.expect(table, chain, j + 1);
         return 'copy';
@@ -152,6 +176,23 @@ export class Repeats {
       else return line.e >= this.lastEnd() && table.ruleStartsWith(id, r.s, r.e);
     }
     return true;
+  }
+
+  /** Whether the save block opened on line `save` (byte `pos` inside it) reaches its COMMIT
+   * before any *table line or chain declaration, or the paste's end. */
+  private wholeBlock(save: number, pos: number): boolean {
+    let whole = this.whole.get(save);
+    let at = pos;
+    while (whole === undefined) {
+      const line = this.lineAfter(at);
+      if (!line) whole = false;
+      else if (line.e - line.s === 6 && text(this.buf, line.s, line.e) === 'COMMIT') whole = true;
+      else if (this.buf[line.s] === 42 || this.buf[line.s] === 58)
+        whole = false; // "*", ":"
+      else at = line.end;
+    }
+    this.whole.set(save, whole);
+    return whole;
   }
 
   /** The line after the one `pos` is on, trimmed; undefined at the paste's end. */

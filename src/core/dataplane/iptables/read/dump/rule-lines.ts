@@ -217,7 +217,9 @@ export abstract class DumpRuleLines extends DumpSections {
     this.lastTable = table;
     const resumed = chain !== near && table.ruleCountOf(chain) > 0;
     this.lastChain = chain;
-    if (this.ruleRepeats.check(table, chain, resumed, { s: lineStart, a, e }, this.lineNo)) return;
+    const save = this.current?.startLine;
+    const r = { s: lineStart, a, e };
+    if (this.ruleRepeats.check(table, chain, resumed, r, this.lineNo, save)) return;
     // a chain's rules resumed after another's: kube-proxy's restore input, not iptables-save
     if (resumed) this.interleaved.add(table);
     try {
