@@ -88,7 +88,12 @@ export function rulesText(
   for (const o of trees.orphans)
     if (o.tree && !shown.has(o.tree)) {
       shown.add(o.tree);
-      out.push('', `what ${o.tree.chains.svc ?? o.chain} would do if an entry point reached it:`);
+      // a chain declared alone: nothing of what it does is in the paste
+      const ruled = trees.orphans.some((p) => p.tree === o.tree && p.rules > 0);
+      out.push(
+        '',
+        `what ${o.tree.chains.svc ?? o.chain} would do if an entry point reached it${ruled ? '' : ' (it holds no rules in the paste)'}:`,
+      );
       out.push(...treeText(o.tree));
     }
   return wrapIndented(out, width).join('\n') + '\n'; // wrap sanitises

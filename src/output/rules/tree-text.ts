@@ -83,8 +83,15 @@ function endpointText(ep: TreeEndpoint): string {
   return `${share.padStart(6)}  ${ep.chain}  ${to}  (${marks.join(', ')})`;
 }
 
+/** A tree's heading where nothing names its Service port: its own chain's name, as any chain
+ * without a comment is named (its id is the chain's hash alone). */
+const unnamedHead = (t: ServiceTree): string => {
+  const own = t.chains.svc ?? t.chains.svl ?? t.chains.ext ?? t.chains.fw ?? t.chains.xlb;
+  return !t.clusterIP && t.hash && own ? `${own}${t.protocol ? `/${t.protocol}` : ''}` : t.id;
+};
+
 export function treeText(t: ServiceTree): string[] {
-  const head = [t.name ? portNameText(t.name) : t.id];
+  const head = [t.name ? portNameText(t.name) : unnamedHead(t)];
   if (t.name && t.clusterIP)
     head.push(
       `${hostPort(t.clusterIP, t.port ?? '?')}${t.protocol ? `/${t.protocol}` : ''}${t.port === undefined ? ' (port not shown)' : ''}`,
