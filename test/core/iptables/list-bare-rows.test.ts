@@ -137,7 +137,7 @@ describe('-L rows with no Chain line in the paste', () => {
       'Rules of the Service:',
       '',
       '    0     0 KUBE-MARK-MASQ  all  --  *      *       0.0.0.0/0            0.0.0.0/0            /* masquerade traffic for default/web external destinations */',
-      '    5   300 KUBE-SVC-AAAAAAAAAAAAAAAA  tcp  --  *      *       0.0.0.0/0            10.96.0.1            /* default/web:http cluster IP */ tcp dpt:80',
+      '    5   300 KUBE-MARK-MASQ  tcp  --  *      *      !10.244.0.0/16        10.96.0.1            /* default/web:http cluster IP */ tcp dpt:80',
     ].join('\n');
     assert.throws(
       () => readPaste(rows, { file: 'p.txt' }),
@@ -168,7 +168,20 @@ describe('-L rows with no Chain line in the paste', () => {
     );
     assert.match(said(rows[1]!), /run `iptables -t filter -L CHAIN/);
     // a row of each table shows none: nat, where kube-proxy's Service rules are, is asked for
-    const mixed = `${rows[1]!}\n    5   300 KUBE-SVC-AAAAAAAAAAAAAAAA  tcp  --  *      *       0.0.0.0/0            10.96.0.1            /* default/web:http cluster IP */ tcp dpt:80`;
+    const mixed = `${rows[1]!}\n    5   300 KUBE-MARK-MASQ  tcp  --  *      *      !10.244.0.0/16        10.96.0.1            /* default/web:http cluster IP */ tcp dpt:80`;
     assert.match(said(mixed), /Chain line, and .*run `iptables -t nat -L CHAIN/);
+  });
+
+  it("a cluster IP's jump to its Service chain is read as KUBE-SERVICES's: its Service entry", () => {
+    const paste = [
+      '# iptables -t nat -L | grep payment',
+      'KUBE-MARK-MASQ  tcp  -- !10.244.0.0/16        10.109.104.9         /* sock-shop/payment: cluster IP */ tcp dpt:http',
+      'KUBE-SVC-T7TCZ5NWHRXELJYN  tcp  --  anywhere             10.109.104.9         /* sock-shop/payment: cluster IP */ tcp dpt:http',
+    ].join('\n');
+    const { got, text } = read(paste);
+    assert.match(text, /line 3 read as KUBE-SERVICES's/);
+    assert.doesNotMatch(text, /KUBE-SERVICES is not in it/);
+    const tree = got.trees.services.find((t) => t.clusterIP === '10.109.104.9')!;
+    assert.deepEqual([tree.port, tree.entries[0]?.line], [80, 3]);
   });
 });

@@ -129,6 +129,19 @@ const BARE_NAME = /^[^\s/]+\/[^\s/]+$/;
 function impliedChain(rule: string): { chain: string; why: string } | undefined {
   const comments = [...rule.matchAll(/ -m comment --comment "((?:[^"\\]|\\.)*)"/g)];
   const name = comments.length === 1 ? comments[0]![1]!.replace(/\\(.)/g, '$1') : undefined;
+  // a cluster IP's jump to its Service chain: kube-proxy writes it in KUBE-SERVICES alone
+  const bareTarget = / -j (\S+)/.exec(rule.replace(/"(?:[^"\\]|\\.)*"/g, '""'))?.[1];
+  if (
+    name !== undefined &&
+    / cluster IP$/.test(name) &&
+    BARE_NAME.test(name.slice(0, -' cluster IP'.length)) &&
+    / -d [\d.:a-fA-F]+(?:\/\d+)? /.test(rule) &&
+    /^KUBE-SVC-[A-Z0-9]{16}$/.test(bareTarget ?? '')
+  )
+    return {
+      chain: 'KUBE-SERVICES',
+      why: 'a cluster IP\'s jump to its Service chain, commented with the Service port\'s name and "cluster IP"',
+    };
   if (name === undefined || !BARE_NAME.test(name)) return undefined;
   // what the rule matches and does, outside any quoted text a word of it could hold
   const bare = rule.replace(/"(?:[^"\\]|\\.)*"/g, '""');
