@@ -27,10 +27,11 @@ export function natInPart(rs: Ruleset): boolean {
   if (!nat) return false;
   const declared = (name: string) =>
     nat.indexOf(name) >= 0 && nat.chainLine(nat.indexOf(name)) !== undefined;
+  // *nat ... COMMIT is the table whole, whatever chains it declares
   return (
     nat.partial.size > 0 ||
     cutIn(rs, nat) ||
-    !['PREROUTING', 'OUTPUT', 'POSTROUTING'].every(declared)
+    (!(nat.headed && nat.committed) && !['PREROUTING', 'OUTPUT', 'POSTROUTING'].every(declared))
   );
 }
 

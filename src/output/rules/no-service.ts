@@ -41,6 +41,8 @@ export function noServiceRules(rs: Ruleset): string {
     return 'no Service rules found: the CILIUM_ chains and no KUBE-SERVICES say Cilium replaces kube-proxy on this node (GKE Dataplane V2, kube-proxy-free Cilium): its Services are BPF map entries; `cilium-dbg service list` in the Cilium agent Pod (anetd on GKE) shows them';
   if (nat.indexOf('KUBE-SERVICES') < 0 && natInPart(rs))
     return 'no Service entry in the paste: it holds part of the nat table (not its built-in chains), and KUBE-SERVICES is not in it';
+  if (nat.ruleCount === 0 && nat.indexOf('KUBE-SERVICES') < 0 && !natInPart(rs))
+    return 'no Service rules found: the paste holds the whole nat table, and it holds no rules';
   return 'no Service rules found (no KUBE-SERVICES entries in the nat table)';
 }
 

@@ -38,6 +38,8 @@ export interface AddressMatch {
 
 export class Table extends RuleRecords {
   committed = false;
+  /** Opened by its *table line: with its COMMIT, a block iptables-save printed whole. */
+  headed = false;
   /** Whose table it is: iptables' (IPv4) or ip6tables' (IPv6), which name their tables alike. */
   family: IPFamily = 'IPv4';
   /** Chains whose rules the paste may not hold in full (a cut, a dump without COMMIT), by name,

@@ -127,6 +127,7 @@ export abstract class DumpSections extends DumpFamilies {
       return;
     }
     this.current = new Table(name, this.buf, this.lineNo);
+    this.current.headed = true;
     this.grep.boundary();
     this.saveForm.add(this.current);
     this.spanStart = s;
