@@ -132,7 +132,17 @@ export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}
       '',
       ...wrap(`outcome ${i + 1}: ${shareText(o)}  ${summary(o, i, a, apart)}`, width, '', '  '),
     );
+    const known = a.stop?.partly[i]?.length ? (a.stop.known[i] ?? 0) : o.rules.length;
     o.rules.forEach((m, k) => {
+      if (k === known)
+        out.push(
+          ...wrap(
+            'not matched as read: the packet meets these only if the rules past the cut (not read) let it on unchanged:',
+            width,
+            '  ',
+            '    ',
+          ),
+        );
       const at = `${m.table} ${m.chain}${m.line ? ` (line ${m.line})` : ''}: ${m.effect}`;
       out.push(...wrapAfter(`  ${String(k + 1).padStart(2)}. `, at, width));
       out.push(...wrap(m.rule, width, '      ', '        '));
@@ -160,19 +170,29 @@ export function traceDoc(a: TraceAnswer) {
       enters: r.enters,
     },
     destinationIs: a.destinationIs ?? null,
-    outcomes: r.outcomes.map((o, i) => ({
-      // a share not known is null, never a 0 a script would read as "no connections"
-      probability: o.shareUnknown ? null : o.probability,
-      ...(o.shareUnknown ? { shareUnknown: o.shareUnknown } : {}),
-      destination: o.destination,
-      masquerade: o.masquerade,
-      verdict: o.verdict,
-      delivery: o.delivery,
-      ...(a.stale.includes(i) ? { noPodHasTarget: true } : {}),
-      ...(a.stop?.partly[i]?.length ? { partlyRead: a.stop.partly[i], fateKnown: false } : {}),
-      rules: o.rules,
-      assumptions: o.assumptions,
-    })),
+    outcomes: r.outcomes.map((o, i) => {
+      // past a chain the dump holds in part, what becomes of the packet was not read: null
+      const unknown = Boolean(a.stop?.partly[i]?.length);
+      return {
+        // a share not known is null, never a 0 a script would read as "no connections"
+        probability: o.shareUnknown ? null : o.probability,
+        ...(o.shareUnknown ? { shareUnknown: o.shareUnknown } : {}),
+        destination: o.destination,
+        masquerade: unknown ? null : o.masquerade,
+        verdict: unknown ? null : o.verdict,
+        delivery: unknown ? null : o.delivery,
+        ...(a.stale.includes(i) ? { noPodHasTarget: true } : {}),
+        ...(unknown
+          ? {
+              partlyRead: a.stop!.partly[i]!,
+              fateKnown: false as const,
+              rulesKnown: a.stop!.known[i] ?? 0,
+            }
+          : {}),
+        rules: o.rules,
+        assumptions: o.assumptions,
+      };
+    }),
     notes: r.notes,
     ...(r.tablesNotRead ? { tablesNotRead: r.tablesNotRead } : {}),
     ...(a.stop

@@ -533,6 +533,11 @@ describe('kdebug trace', () => {
       });
       assert.deepEqual(doc.outcomes[1].partlyRead, ['KUBE-SVC-ELCM5PCEQWBTUJ2I']);
       assert.equal(doc.outcomes[1].fateKnown, false);
+      // its fate is not known: no verdict, delivery or masquerade stated (r138)
+      assert.equal(doc.outcomes[1].verdict, null);
+      assert.equal(doc.outcomes[1].delivery, null);
+      assert.equal(doc.outcomes[1].masquerade, null);
+      assert.equal(doc.outcomes[0].verdict, 'ACCEPT');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -53,6 +53,30 @@ describe('trace over a dump cut inside a Service chain', () => {
     assert.match(traceSummary(doc), /50% not known past the cut/);
   });
 
+  it('states no verdict, delivery or masquerade for the outcome not known (r138)', async () => {
+    const a = await walk(92);
+    const [known, unknown] = traceDoc(a).outcomes;
+    assert.equal(known!.verdict, 'ACCEPT');
+    assert.equal(known!.delivery, 'forward');
+    assert.equal(typeof known!.masquerade, 'boolean');
+    assert.equal(unknown!.verdict, null);
+    assert.equal(unknown!.delivery, null);
+    assert.equal(unknown!.masquerade, null);
+    // PREROUTING -> KUBE-SERVICES -> KUBE-SVC-...: the POSTROUTING rules after hold only if the
+    // rules past the cut let it on unchanged
+    assert.equal(unknown!.rulesKnown, 2);
+    assert.ok(unknown!.rules.length > 2);
+    const text = traceText(a);
+    const out2 = text.slice(text.indexOf('outcome 2:'));
+    const at = out2.indexOf('not matched as read: the packet meets these only if the rules past');
+    assert.ok(at > 0, out2);
+    assert.ok(out2.indexOf('KUBE-SVC-ELCM5PCEQWBTUJ2I\n') < at);
+    assert.ok(out2.indexOf('POSTROUTING') > at);
+    // the known outcome lists its rules as matched
+    const out1 = text.slice(text.indexOf('outcome 1:'), text.indexOf('outcome 2:'));
+    assert.doesNotMatch(out1, /not matched as read/);
+  });
+
   it('the whole dump: every outcome known, forwarded as read', async () => {
     const a = await walk();
     const doc = traceDoc(a);

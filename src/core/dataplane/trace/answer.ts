@@ -15,6 +15,9 @@ export interface ReadStop {
   why: string;
   /** Per outcome, the chains it entered that the dump holds in part. */
   partly: string[][];
+  /** Per outcome, how many of its matched rules it is known to match: those after it fell off a
+   * chain held in part match only if the rules past the cut let it on unchanged. */
+  known: number[];
 }
 
 export interface TraceAnswer {

@@ -16,13 +16,18 @@ export function readStop(
 ): ReadStop | undefined {
   const cut = rs.cut;
   if (!cut) return undefined;
-  const partly = outcomes.map((o) =>
-    fellThrough(rs, o.rules)
-      .filter(({ table, chain }) => rs.table(table)?.partial.has(chain))
-      .map(({ chain }) => chain)
-      .filter((c, k, all) => all.indexOf(c) === k),
+  const cutOff = outcomes.map((o) =>
+    fellThrough(rs, o.rules).filter(({ table, chain }) => rs.table(table)?.partial.has(chain)),
   );
-  return { file, line: cut.line, why: cut.message, partly };
+  const partly = cutOff.map((fell) =>
+    fell.map(({ chain }) => chain).filter((c, k, all) => all.indexOf(c) === k),
+  );
+  // the rules matched after the walk fell off a cut chain hold only if the rules past the cut
+  // let the packet on unchanged
+  const known = cutOff.map((fell, i) =>
+    Math.min(outcomes[i]!.rules.length, ...fell.map((f) => f.at)),
+  );
+  return { file, line: cut.line, why: cut.message, partly, known };
 }
 
 /** What a matched rule does to the walk through its table's chains. */
@@ -55,14 +60,20 @@ function step(rs: Ruleset, m: MatchedRule): Step {
   }
 }
 
-/** The chains (by table) the walk of these matched rules passed through to their end. */
-function fellThrough(rs: Ruleset, rules: MatchedRule[]): { table: string; chain: string }[] {
-  const out: { table: string; chain: string }[] = [];
+/** The chains (by table) the walk of these matched rules passed through to their end, each with
+ * `at`: the index of the first rule matched after it fell off it (rules.length: none). */
+function fellThrough(
+  rs: Ruleset,
+  rules: MatchedRule[],
+): { table: string; chain: string; at: number }[] {
+  const out: { table: string; chain: string; at: number }[] = [];
   let table: string | undefined;
   let stack: string[] = []; // the chains the walk is in, the one it runs last
+  let at = 0;
   const fellOff = (chains: string[]) =>
-    out.push(...chains.map((chain) => ({ table: table!, chain })));
-  for (const m of rules) {
+    out.push(...chains.map((chain) => ({ table: table!, chain, at })));
+  for (const [i, m] of rules.entries()) {
+    at = i;
     if (m.table !== table) {
       // a table's walk that ended with no verdict fell off every chain it was in
       fellOff(stack);
@@ -80,8 +91,9 @@ function fellThrough(rs: Ruleset, rules: MatchedRule[]): { table: string; chain:
       stack.push(s.chain);
     } else if (s.kind === 'leave') stack.pop();
     else if (s.kind === 'end') stack = [];
-    else if (s.kind === 'policy') fellOff(stack.splice(0));
+    else if (s.kind === 'policy') fellOff(stack.splice(0)); // the policy, too, comes past them
   }
+  at = rules.length;
   fellOff(stack);
   return out;
 }
