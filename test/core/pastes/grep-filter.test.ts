@@ -41,6 +41,26 @@ describe('iptables-save piped through grep without context options', () => {
     assert.doesNotMatch(text, /no endpoints|match no endpoint rule|100%/);
   });
 
+  it('a grep whose output holds rules of two tables is said not whole once, not per table (r138)', () => {
+    const got = readPaste(
+      [
+        '$ iptables-save | grep default/lb',
+        '-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default/lb:http has no endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 30080 -j REJECT --reject-with icmp-port-unreachable',
+        '-A KUBE-NODEPORTS -p tcp -m comment --comment "default/lb:http health check node port" -m tcp --dport 31000 -j ACCEPT',
+        '-A KUBE-SERVICES -d 10.96.0.30/32 -p tcp -m comment --comment "default/lb:http has no endpoints" -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable',
+        '-A KUBE-SERVICES -d 10.96.0.30/32 -p tcp -m comment --comment "default/lb:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA',
+        '-A KUBE-NODEPORTS -p tcp -m comment --comment "default/lb:http" -m tcp --dport 30080 -j KUBE-EXT-AAAAAAAAAAAAAAAA',
+      ].join('\n'),
+      { file: 'p.txt' },
+    );
+    assert.ok(got.mode === 'iptables');
+    assert.deepEqual(got.dump.tables.map((t) => t.name).sort(), ['filter', 'nat']);
+    const said = got.dump.warnings.filter((w) =>
+      /are the output of `grep default\/lb`/.test(w.message),
+    );
+    assert.equal(said.length, 1, JSON.stringify(got.dump.warnings));
+  });
+
   it("the Service port's name: kube-proxy comments every rule of its chains, so they are whole", () => {
     const { web, text } = read('grep default/web');
     assert.equal(web?.partial, undefined, text);

@@ -13,6 +13,8 @@ export abstract class DumpCuts extends DumpState {
   private cutIn = -1;
   /** Greps typed above rules that are not all their output (a paste put together by hand). */
   private readonly notGrepped = new Set<Filtered>();
+  /** The greps whose output is said not whole already: one warning per grep, not per table. */
+  private readonly saidFiltered = new Set<Filtered>();
 
   /** What the messages of a cut call the text: a node's recorded dump, else the paste. */
   private get noun(): 'dump' | 'paste' {
@@ -157,12 +159,14 @@ export abstract class DumpCuts extends DumpState {
         );
         t.cutAbove.add(name);
       }
-      if (chains.length > 0)
+      if (chains.length > 0 && !this.saidFiltered.has(f)) {
+        this.saidFiltered.add(f);
         this.warn(
           'view',
           `lines ${f.start}-${f.end} are the output of \`${excerpt(f.command, 60)}\` (line ${f.line}): only the lines matching its pattern, so the chains they show are not whole: no share or count of their endpoints is stated`,
           f.line,
         );
+      }
     }
   }
 
