@@ -101,3 +101,39 @@ describe('grepFilter', () => {
     assert.equal(grepFilter('iptables-save'), undefined);
   });
 });
+
+describe('iptables-save piped through a filter other than grep, or a grep -v that keeps every rule', () => {
+  const has = (s: string) => (l: string) => l.includes(s);
+  for (const command of ['rg 10.244.1.5', "awk '/10.244.1.5/'", 'ag 10.244.1.5'])
+    it(`\`${command}\` filters: the Service chain is part, no share stated`, () => {
+      const { web, text } = read(command, has('10.244.1.5'));
+      assert.ok(web?.partial, text);
+      assert.ok(
+        web.endpoints.every((e) => e.shareUnknown !== undefined),
+        text,
+      );
+      assert.match(text.split('\n')[0]!, /filtered by `/);
+    });
+
+  for (const pattern of ["'^#'", "'^$'", 'COMMIT', "'^\\*'", "'^:'"])
+    it(`\`grep -v ${pattern}\` removes no rule line: the shares stand`, () => {
+      const { web, text } = read(`grep -v ${pattern}`, () => true);
+      assert.ok(web && !web.partial, text);
+      assert.ok(
+        web.endpoints.every((e) => e.shareUnknown === undefined),
+        text,
+      );
+      assert.doesNotMatch(text.split('\n')[0]!, /filtered by/);
+    });
+
+  it('`grep -v DOCKER` may remove rule lines: still a filter', () => {
+    const { web, text } = read('grep -v DOCKER', () => true);
+    assert.ok(web?.partial, text);
+  });
+
+  it('a `|` inside quotes does not split the pipe: the grep is named whole', () => {
+    assert.equal(grepFilter('$ iptables-save | grep "web\\|10.96"')?.command, 'grep "web\\|10.96"');
+    assert.equal(grepFilter("$ iptables-save | awk '/a|b/' | cat")?.command, "awk '/a|b/'");
+    assert.equal(grepFilter('$ iptables-save | cat'), undefined);
+  });
+});

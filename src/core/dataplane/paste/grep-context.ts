@@ -106,17 +106,78 @@ const NOT_HOLDING = /^-[a-zA-Z]*[vxfoclLe]|^--(?:invert|line-regexp|file|only|co
 /** Regex operators (basic and extended): a pattern with one matches more than its text. */
 const OPERATOR = /[[\]*+?^$(){}|]|\\[^-.]/;
 
-/** The filter a command line's grep applies, where its greps have no context options; undefined
- * for a line without grep or with context options (see grepContext). */
-export function grepFilter(line: string): GrepFilter | undefined {
-  if (grepContext(line) !== null) return undefined;
-  const greps = [...line.matchAll(/(?:^|[\s|;&(`])[ef]?grep((?:\s+[^|;&)`]*)?)/g)];
-  // a shell comment after it (`grep nginx # no rows`) is not its argument
-  const args = (greps[0]?.[1] ?? '').replace(/(?:^|\s)#.*/, '');
-  const words = [...args.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((w) => ({
+/** A command line split at the characters in `at` that stand outside quotes. */
+function splitOutside(line: string, at: string): string[] {
+  const parts: string[] = [];
+  let quote: string | undefined;
+  let part = '';
+  for (const c of line) {
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (at.includes(c)) {
+      parts.push(part);
+      part = '';
+      continue;
+    }
+    part += c;
+  }
+  return [...parts, part];
+}
+
+/** The words of a stage: quoted ones without their quotes. */
+const stageWords = (args: string) =>
+  [...args.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((w) => ({
     text: w[1] ?? w[2] ?? w[3]!,
     option: w[3]?.startsWith('-') ?? false,
   }));
+
+/** Patterns no line iptables-save writes for a rule matches (comments, blank lines, COMMIT, the
+ * table and chain declarations): `grep -v` of them removes no rule. */
+const NO_RULE_LINE = /^(?:\^#.*|#.*|\^\$|\^?COMMIT\$?|\^\\\*.*|\^\[\*\].*|\^:.*)$/;
+
+/** A `grep -v` whose patterns no rule line matches: it keeps every rule. */
+function keepsRules(stage: string): boolean {
+  const m = /^\s*(?:sudo\s+)?(?:\S*\/)?[ef]?grep(\s.*)?$/.exec(stage);
+  if (!m) return false;
+  const words = stageWords(m[1] ?? '');
+  let invert = false;
+  const patterns: string[] = [];
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k]!;
+    if (w.option && w.text === '-e') patterns.push(words[++k]?.text ?? '');
+    else if (w.option && /^-[vE]+$/.test(w.text)) invert ||= w.text.includes('v');
+    else if (w.option && w.text === '--invert-match') invert = true;
+    else if (w.option) return false;
+    else patterns.push(w.text);
+  }
+  return invert && patterns.length > 0 && patterns.every((p) => NO_RULE_LINE.test(p));
+}
+
+/** The filter a command line's pipe applies after the listing command, where its greps have no
+ * context options: a grep, or any stage not known to keep every line (`rg X`, `awk '/X/'`);
+ * undefined for a line whose pipe drops no rule or with context options (see grepContext). */
+export function grepFilter(line: string): GrepFilter | undefined {
+  if (grepContext(line)) return undefined;
+  const command = splitOutside(line, ';&(`)')
+    .filter((c) => splitOutside(c, '|').length > 1)
+    .at(-1);
+  if (command === undefined) return undefined;
+  const filters = splitOutside(command, '|')
+    .slice(1)
+    .filter(
+      (stage) => stage.trim() !== '' && dropping([stage]) !== undefined && !keepsRules(stage),
+    );
+  if (filters.length === 0) return undefined;
+  const grep = /^\s*(?:sudo\s+)?(?:\S*\/)?[ef]?grep(\s.*)?$/.exec(filters[0]!);
+  // a shell comment after it (`grep nginx # no rows`) is not its argument
+  const args = (grep?.[1] ?? '').replace(/(?:^|\s)#.*/, '');
+  if (!grep || filters.length > 1)
+    return {
+      command: filters.map((f) => f.replace(/(?:^|\s)#.*/, '').trim()).join(' | '),
+      ignoreCase: false,
+    };
+  const words = stageWords(args);
   // `-e PATTERN` names the pattern, which may start with "-" (`grep -e '-A'`)
   const afterE = (k: number) => k > 0 && words[k - 1]!.option && words[k - 1]!.text === '-e';
   const patterns = words.filter((_, k) => afterE(k));
@@ -124,11 +185,10 @@ export function grepFilter(line: string): GrepFilter | undefined {
   const pattern = patterns.length > 0 ? patterns[0] : words.find((w) => !w.option);
   const text = pattern?.text;
   const fixedForm = options.some((o) => /^-[a-zA-Z]*F|^--fixed/.test(o.text));
-  // a quote the pipe split (`grep -E 'a|b'`): the pattern goes on past what was read
+  // a quote left open (`grep -E 'a|b` cut): the pattern goes on past what was read
   const split = /['"]/.test(args.replace(/'[^']*'|"[^"]*"/g, ''));
   const literal =
     !split &&
-    greps.length === 1 &&
     patterns.length <= 1 &&
     text !== undefined &&
     text !== '' &&
