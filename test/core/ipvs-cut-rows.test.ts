@@ -154,3 +154,31 @@ describe('IPVS: a snapshot whose ipvsadm-save was cut mid-line (r137 i3)', () =>
     assert.ok(!on7.some((f) => /10\.244\.1\.8:8080/.test(JSON.stringify(f))));
   });
 });
+
+describe('IPVS: a -Ln listing whose last real server row is short', () => {
+  const HEAD = `IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  10.1.0.20:443 rr
+  -> 10.244.2.9:8443              Masq    1      0          0
+`;
+  const text = (last: string) => {
+    const t = parseIpvs(`${HEAD}${last}`, 'p.txt');
+    return rulesText(t, buildIpvsTrees(t), { label: 'p' });
+  };
+  it('the row is read, and the warning says so (not "not read")', () => {
+    const out = text('  -> 10.244.2.10:8443             Masq    1      0');
+    assert.match(out, /DNAT -> 10\.244\.2\.10:8443/);
+    assert.doesNotMatch(out, /that line and what came after were not read/);
+    assert.match(
+      out,
+      /the row is read \(its address, its weight\), but its columns after ActiveConn are cut/,
+    );
+  });
+  it('a row cut after its weight: the weight is not known', () => {
+    const out = text('  -> 10.244.2.10:8443             Masq    1');
+    assert.match(out, /DNAT -> 10\.244\.2\.10:8443/);
+    assert.match(out, /its Weight may be short: its weight is not known/);
+    assert.doesNotMatch(out, /that line and what came after were not read/);
+  });
+});

@@ -247,7 +247,12 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.ownerAbove,
       `line${d.ownerAbove.length === 1 ? '' : 's'} ${lineRange(d.ownerAbove)}: the paste starts inside a listing, with real servers of a virtual server above it: whose they are is not in the paste, so ${d.ownerAbove.length === 1 ? 'it is' : 'they are'} not read`,
     );
-  if (d.cut)
+  if (d.cut && d.cutRow)
+    say(
+      `the listing ends mid-line at line ${d.cut}, inside a real server's row: the row is read (its address${d.cutRow.weightRead ? ', its weight' : ''}), but its columns after ${d.cutRow.last} are cut and its ${d.cutRow.last} may be short${d.cutRow.weightRead ? '' : ': its weight is not known'}; real servers after it are not in the paste, so no share is stated`,
+      d.cut,
+    );
+  else if (d.cut)
     say(
       `the listing ends mid-line at line ${d.cut}${d.cutInside ? `, inside ${d.cutInside}` : ''}: it was cut there, and that line and what came after were not read`,
       d.cut,

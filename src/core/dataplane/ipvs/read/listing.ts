@@ -98,6 +98,9 @@ export interface IpvsTable {
   cut?: number;
   /** What the line cut was: "a real server's row", "a virtual server's row", ... */
   cutInside?: string;
+  /** The cut line is a real server's row that was read (its address and the words before the
+   * cut): the column its last word is in, and whether its weight was read whole. */
+  cutRow?: { last: string; weightRead: boolean };
   /** The paste's last line, read, has no newline after it: its last word may be cut short (a
    * weight of "1" may be the start of "10"). */
   mayBeCut?: number;
@@ -298,6 +301,7 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
     ...(r.typed.length > 0 ? { typed: r.typed } : {}),
     ...(r.unknownOptions.length > 0 ? { unknownOptions: r.unknownOptions } : {}),
     ...(r.cut ? { cut: r.cut, cutInside: lineKind(r.lines[r.cut - 1] ?? '') } : {}),
+    ...(r.cut && r.cutRow ? { cutRow: r.cutRow } : {}),
     ...(r.end.unterminated && !r.end.recorded && r.cut !== r.last && !r.skipped.includes(r.last)
       ? { mayBeCut: r.last }
       : {}),

@@ -56,6 +56,11 @@ export function readRealServerLine(r: ListingRead, t: string, no: number): boole
   r.realServers++;
   if (no === r.last && (r.view ?? 'list') === 'list' && rowShort(rs, words, r.columns)) {
     r.cut = no;
+    const weightAt = r.columns.indexOf('Weight');
+    r.cutRow = {
+      last: r.columns[words.length - 1] ?? 'address',
+      weightRead: weightAt >= 0 && words.length - 1 > weightAt,
+    };
     current.partial = `the paste is cut at line ${no} inside its real servers`;
   }
   return true;

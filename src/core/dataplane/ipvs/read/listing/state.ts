@@ -47,6 +47,9 @@ export interface ListingRead {
   current?: IpvsService;
   inListing: boolean;
   cut?: number;
+  /** The cut line is a real server's row that was read: the column its last word is in, and
+   * whether its weight was read whole (a word after it). */
+  cutRow?: { last: string; weightRead: boolean };
   /** ipvsadm's own header lines, or the save form: a whole listing. */
   header: boolean;
   realServers: number;
