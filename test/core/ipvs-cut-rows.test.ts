@@ -182,3 +182,20 @@ TCP  10.1.0.20:443 rr
     assert.doesNotMatch(out, /that line and what came after were not read/);
   });
 });
+
+describe('IPVS: a -Ln listing ending without a newline after a complete row', () => {
+  it('names the InActConn count as the word that may be short, and the shares stand', () => {
+    const t = parseIpvs(
+      `Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  10.1.0.20:443 wrr
+  -> 10.244.2.9:8443              Masq    1      0          0
+  -> 10.244.2.10:8443             Masq    1      0          0`,
+      'p.txt',
+    );
+    const out = rulesText(t, buildIpvsTrees(t), { label: 'p' });
+    assert.match(out, /its last word, the InActConn count, short/);
+    assert.doesNotMatch(out, /a weight "1" of "10"/);
+    assert.match(out, /50%/);
+  });
+});

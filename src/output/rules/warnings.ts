@@ -259,7 +259,7 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
     );
   if (d.mayBeCut)
     say(
-      `line ${d.mayBeCut}, the paste's last, has no newline after it (ipvsadm ends every line with one): the paste may be cut there, its last word short (a weight "1" of "10"); it is read as it stands`,
+      `line ${d.mayBeCut}, the paste's last, has no newline after it (ipvsadm ends every line with one): the paste may be cut there, ${mayBeCutWord(d.mayBeCutColumn)}; it is read as it stands`,
       d.mayBeCut,
     );
   return out;
@@ -332,3 +332,11 @@ export const cutText = (t: NftTable) =>
   t.cut!.crash
     ? `nft crashed at line ${t.cut!.line} ("${excerpt(t.cut!.crash)}") inside ${t.cut!.inside}: what it printed before is read, what it did not print is not in the paste`
     : `the listing ends at line ${t.cut!.line} inside ${t.cut!.inside}: it was cut there, and what came after was not read`;
+
+/** The word of a paste's last line that may be cut short, by the column it is in. */
+const mayBeCutWord = (column: string | undefined): string =>
+  column === 'ActiveConn' || column === 'InActConn'
+    ? `its last word, the ${column} count, short (a "1" of "10"): a connection count carries no routing fact, so its weight and the shares stand`
+    : column === 'Weight'
+      ? 'its last word, the weight, short (a "1" of "10")'
+      : 'its last word short (a weight "1" of "10")';

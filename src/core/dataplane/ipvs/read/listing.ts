@@ -104,6 +104,8 @@ export interface IpvsTable {
   /** The paste's last line, read, has no newline after it: its last word may be cut short (a
    * weight of "1" may be the start of "10"). */
   mayBeCut?: number;
+  /** The column the may-be-cut line's last word is in, where it is a real server's row. */
+  mayBeCutColumn?: string;
   /** Other ipvsadm listings pasted with this one (`-Lnc`'s connection entries, `--timeout`), in
    * order: no virtual server in them, so not read; each one's kind and lines. */
   other?: { what: 'connections' | 'timeouts'; lines: number[] }[];
@@ -303,7 +305,7 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
     ...(r.cut ? { cut: r.cut, cutInside: lineKind(r.lines[r.cut - 1] ?? '') } : {}),
     ...(r.cut && r.cutRow ? { cutRow: r.cutRow } : {}),
     ...(r.end.unterminated && !r.end.recorded && r.cut !== r.last && !r.skipped.includes(r.last)
-      ? { mayBeCut: r.last }
+      ? { mayBeCut: r.last, ...(r.lastColumn ? { mayBeCutColumn: r.lastColumn } : {}) }
       : {}),
     ...(other ? { other } : {}),
     ...(renamed.length > 0 ? { renamed: { line: r.numeric!, hosts: renamed } } : {}),

@@ -53,6 +53,8 @@ export function readRealServerLine(r: ListingRead, t: string, no: number): boole
     r.cutNames.push(no);
   }
   current.realServers.push(rs);
+  if (no === r.last && words.length > 0 && r.columns[words.length - 1])
+    r.lastColumn = r.columns[words.length - 1];
   r.realServers++;
   if (no === r.last && (r.view ?? 'list') === 'list' && rowShort(rs, words, r.columns)) {
     r.cut = no;

@@ -47,6 +47,8 @@ export interface ListingRead {
   current?: IpvsService;
   inListing: boolean;
   cut?: number;
+  /** The column of the last word of a real server's row on the paste's last line. */
+  lastColumn?: string;
   /** The cut line is a real server's row that was read: the column its last word is in, and
    * whether its weight was read whole (a word after it). */
   cutRow?: { last: string; weightRead: boolean };
