@@ -6,7 +6,8 @@ import type { Table } from './iptables/read/table.js';
 import { missingSets, type NftTable } from './nftables/read/listing.js';
 
 /** Why an nft listing holds part of its table. */
-export type NftPart = 'headless' | 'cut' | 'elided' | 'diff' | 'maps-missing' | 'unread';
+export type NftPart =
+  'headless' | 'cut' | 'elided' | 'diff' | 'maps-missing' | 'unread' | 'one-block';
 
 /** Why a dump's unreached chains are not proven orphans: its nat table read in part (cut after a
  * line, or a part pasted), or kube-proxy's nftables table read in part. */
@@ -44,6 +45,8 @@ export const nftParts = (t: NftTable): NftPart[] =>
     t.paste?.diff && ('diff' as const),
     missingSets(t).length > 0 && ('maps-missing' as const),
     (t.unread?.length ?? 0) > 0 && ('unread' as const),
+    // `nft list chain|map|set` prints that block alone in its table's wrapper
+    t.listedBlock !== undefined && ('one-block' as const),
   ].filter((x): x is NftPart => typeof x === 'string');
 
 /** Why no chain of a dump held in part can be called an orphan; undefined for a whole table,

@@ -54,6 +54,7 @@ const NFT_PART: Record<NftPart, string> = {
   diff: "it is a diff's hunk",
   'maps-missing': 'its rules use maps it does not hold',
   unread: 'lines of it were not read',
+  'one-block': '`nft list chain|map|set` lists that block alone',
 };
 
 /** Why an nft listing shows no Service: of a whole table, its service-ips map is empty or absent;

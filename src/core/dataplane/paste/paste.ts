@@ -25,6 +25,7 @@ import { buildNftServiceTrees, entriesNotListed } from '../nftables/trees.js';
 import { type ServiceTrees } from '../trees.js';
 import type { IPFamily } from '../../ipv6.js';
 import { buildServiceTrees } from '../iptables/trees.js';
+import { saidTarget } from './target.js';
 
 export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
 
@@ -207,13 +208,17 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
   const table =
     named.find((t) => t.family === 'ip') ?? named.find((t) => t.family === 'ip6') ?? kubeProxy[0];
   // the other family's table is read with it; a third (an inet copy, a repeat) is said, not read
-  const also = kubeProxy.find((t) => t !== table && isTablePair(table!, t));
+  const also = kubeProxy.find(
+    (t) => t !== table && t.target === table!.target && isTablePair(table!, t),
+  );
   const notes = kubeProxy
     .filter((t) => t !== table && t !== also)
     .map((t) =>
-      t.headless
-        ? 'this listing also holds part of a kube-proxy table whose table line is not in it, not read here (give that part to kdebug rules --file on its own)'
-        : `this listing also holds table ${t.family} kube-proxy, not read here: \`nft list table ${t.family} kube-proxy\` on its own is read`,
+      t.target !== table!.target
+        ? `this listing also holds ${t.headless ? 'part of a kube-proxy table' : `table ${t.family} kube-proxy`} as another node lists it (${saidTarget(t.target)}; the one read: ${saidTarget(table!.target)}): not read with it, nor joined to it (give each node's listing to kdebug rules --file on its own)`
+        : t.headless
+          ? 'this listing also holds part of a kube-proxy table whose table line is not in it, not read here (give that part to kdebug rules --file on its own)'
+          : `this listing also holds table ${t.family} kube-proxy, not read here: \`nft list table ${t.family} kube-proxy\` on its own is read`,
     );
   const said = errors.length > 0 ? nftErrors(side ?? text) : undefined;
   if (errors.length > 0)

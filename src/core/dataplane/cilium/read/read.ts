@@ -29,6 +29,7 @@ import { laterRun } from './runs.js';
 import { excerpt } from '../../../sanitize.js';
 import { kubectlLines } from '../../paste/foreign.js';
 import { unquoted } from '../../iptables/read/paste/mangled/quoted.js';
+import { commandTarget, sameTarget, saidTarget } from '../../paste/target.js';
 
 /** One of the agent's listings, read. Throws CiliumParseError (FILE:LINE first) on a row that
  * does not read, or when no listing is found. */
@@ -59,6 +60,18 @@ export function parseCilium(coloured: string, source: string): CiliumTable {
 function parseListings(text: string, source: string): CiliumTable {
   const lines = text.split('\n');
   let table = parseListing(text, source);
+  // whose listing each is (the pod, container or host its command names): another agent's listing
+  // is not a run of this one, nor part of it; it is said apart, not read with it
+  // the last line from `from` up to the listing's first row that names one (a command, a prompt);
+  // none there: the shell's as before (`kubectl exec -it POD -- bash`, then commands in it)
+  const targetIn = (from: number, row: number | undefined, before: string | undefined) => {
+    for (let no = (row ?? from) - 1; no >= from; no--) {
+      const t = commandTarget(lines[no - 1]!);
+      if (t !== undefined) return t;
+    }
+    return before;
+  };
+  const target = targetIn(1, table.frontends[0]?.line, undefined);
   while (table.unreadFrom !== undefined) {
     const at = table.unreadFrom;
     // another listing follows under its own command (a paste of two): read it too, at its lines
@@ -76,6 +89,19 @@ function parseListings(text: string, source: string): CiliumTable {
     }
     const { unreadFrom: _, ...first } = table;
     const command = listedAt(lines, at, next.frontends[0]?.line);
+    const other = targetIn(at, next.frontends[0]?.line, target);
+    if (!sameTarget(target, other)) {
+      const note = {
+        line: command,
+        reason: `a listing of another agent (${saidTarget(other)}; the first listing's: ${saidTarget(target)}): not read with the first, nor compared with it as a run of one agent (give each agent's listing to kdebug rules --file on its own)`,
+      };
+      table = {
+        ...first,
+        notRead: [...(first.notRead ?? []), note],
+        ...(next.unreadFrom !== undefined ? { unreadFrom: next.unreadFrom } : {}),
+      };
+      continue;
+    }
     table = joined(first, next, command, command !== at ? lines[command - 1] : undefined);
   }
   return table;

@@ -3,7 +3,9 @@
 // one; so is a grep'ed fragment without its table line (`nft list table ip kube-proxy | grep -A6`)
 // that the next command typed ends. A part without its table line that no command ends (a
 // listing's tail pasted before the whole) is not joined, nor a second listing of the whole table.
-// Tables of other names, or of the other family, stay apart.
+// Tables of other names, or of the other family, stay apart; so do listings another host's (or
+// pod's) command printed (`ssh node-a nft list map ...`, `ssh node-b nft list chain ...`): parts
+// join only those of one target, or where no command names one (target.ts).
 import type { NftTable } from './listing.js';
 import { finished } from './table-parts.js';
 
@@ -12,12 +14,14 @@ export function joinListings(tables: NftTable[], fragments: ReadonlySet<NftTable
   // a fragment joins the one kube-proxy table listed beside it (none where two families are)
   const kubeProxy = tables.filter((t) => !t.headless && t.name === 'kube-proxy');
   const home = new Set(kubeProxy.map((t) => t.family)).size === 1 ? kubeProxy[0] : undefined;
-  const keyOf = (t: NftTable) =>
-    !t.headless
+  const keyOf = (t: NftTable) => {
+    const table = !t.headless
       ? `${t.family} ${t.name}`
-      : home && fragments.has(t)
+      : home && fragments.has(t) && home.target === t.target
         ? `${home.family} ${home.name}`
         : undefined;
+    return table === undefined ? undefined : `${t.target ?? ''}\n${table}`;
+  };
   const out: NftTable[] = [];
   const into = new Map<string, NftTable[]>();
   for (const t of tables) {
@@ -54,6 +58,8 @@ function joined(parts: NftTable[], home: NftTable | undefined): NftTable {
   const cut = parts.find((p) => p.cut)?.cut;
   const mapAbove = parts.find((p) => p.mapAbove)?.mapAbove;
   const comment = parts.find((p) => p.comment !== undefined)?.comment;
+  const target = parts[0]!.target;
+  const listedBlock = parts.find((p) => p.listedBlock)?.listedBlock;
   const table = finished({
     family: named.family,
     name: named.name,
@@ -64,5 +70,7 @@ function joined(parts: NftTable[], home: NftTable | undefined): NftTable {
     ...(unread.length > 0 ? { unread } : {}),
     ...(mapAbove ? { mapAbove } : {}),
   });
-  return cut ? { ...table, cut } : table;
+  if (listedBlock) table.listedBlock = listedBlock;
+  const withTarget = target !== undefined ? { ...table, target } : table;
+  return cut ? { ...withTarget, cut } : withTarget;
 }

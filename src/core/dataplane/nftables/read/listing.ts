@@ -69,6 +69,12 @@ export interface NftTable {
   cut?: { line: number; inside: string; crash?: string };
   /** Elision lines ("...") inside the table: the paste left part of it out. */
   elided?: number[];
+  /** The host, pod or container the nft command that listed it names (`ssh node-a nft list ...`,
+   * paste/target.ts); unset where the command names none. */
+  target?: string;
+  /** The block kind `nft list chain|map|set` listed on its own: the table holds that block (or
+   * several so listed, joined), not the rest of the table. */
+  listedBlock?: 'chain' | 'map' | 'set';
   /** The paste starts inside this table: its `table` line is not in it (family and name unknown). */
   headless?: boolean;
   /** The paste starts inside this map, its `map` line not in it: kube-proxy's map its key and

@@ -20,6 +20,7 @@ import { isNftJson, parseNftJson } from './read-json.js';
 import { isKubeProxyFragment } from './kube-proxy-names.js';
 import { BARE_ELEMENT, bareElements, mapAbove, typedAfterFragment } from './map-above.js';
 import { joinListings } from './joined-listings.js';
+import { commandTarget } from '../../paste/target.js';
 import { isNftScript, parseNftScript } from './read-script.js';
 import { finished, priority, rule, setLine, understood, type Building } from './table-parts.js';
 
@@ -80,6 +81,20 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     if (text) lines.push({ text, no, joined });
   }
   const tables: NftTable[] = [];
+  // whose listing each table is: the host (or pod, container) its nft command names (target.ts)
+  let target: string | undefined;
+  // the block the last nft command typed lists on its own (`nft list chain|map|set ...`)
+  let block: NftTable['listedBlock'];
+  const add = (t: NftTable) => {
+    if (target !== undefined) t.target = target;
+    if (block !== undefined) t.listedBlock = block;
+    tables.push(t);
+  };
+  const typedNft = (t: string) => {
+    if (!/\bnft\b/.test(t)) return;
+    target = commandTarget(t) ?? target;
+    block = /\bnft\b.*\blist\s+(chain|map|set)\s/.exec(t)?.[1] as NftTable['listedBlock'];
+  };
   let table: Building | undefined;
   let chain: NftChain | undefined;
   let set: NftSet | undefined;
@@ -122,7 +137,7 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       inside: inside.join(', '),
       ...(at?.crash ? { crash: at.crash } : {}),
     };
-    tables.push({ ...finished(open), cut });
+    add({ ...finished(open), cut });
     table = chain = set = undefined;
   };
   // a block's header while another is open (grep's "--" between their windows, an elision): the
@@ -156,6 +171,7 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       continue;
     }
     if (!table && !t.endsWith('{')) typed = t;
+    if (!table) typedNft(t);
     // a command typed after a part without its table line (a grep's window): that part ends here
     if (table?.headless && typedAfterFragment(t)) {
       // grep kept what it matched of the open block (a map's elements): more of it may be above
@@ -163,9 +179,10 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       if (open) open.elided = true;
       const part = finished(table);
       fragments.add(part);
-      tables.push(part);
+      add(part);
       table = chain = set = undefined;
       typed = t;
+      typedNft(t);
       skipped.push(l.no);
       continue;
     }
@@ -192,7 +209,7 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       if (chain) chain = undefined;
       else if (set) set = undefined;
       else if (table && !(table.headless && table.chains.length + table.sets.length === 0)) {
-        tables.push(finished(table));
+        add(finished(table));
         table = undefined;
       } else if (table)
         continue; // a further block above the paste ends
