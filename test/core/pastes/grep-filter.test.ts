@@ -126,6 +126,20 @@ describe('iptables-save piped through a filter other than grep, or a grep -v tha
       assert.doesNotMatch(text.split('\n')[0]!, /filtered by/);
     });
 
+  it('`head -20` keeps the first lines in order, picks none by pattern: no filter, shares stand', () => {
+    const { web, text } = read('head -20', () => true);
+    assert.ok(web && !web.partial, text);
+    assert.deepEqual(
+      web.endpoints.map((e) => [e.probability, e.shareUnknown]),
+      [
+        [0.5, undefined],
+        [0.5, undefined],
+      ],
+    );
+    assert.doesNotMatch(text.split('\n')[0]!, /filtered by/);
+    assert.equal(grepFilter('$ iptables-save | head -n 40 | rg web')?.command, 'rg web');
+  });
+
   it('`grep -v DOCKER` may remove rule lines: still a filter', () => {
     const { web, text } = read('grep -v DOCKER', () => true);
     assert.ok(web?.partial, text);

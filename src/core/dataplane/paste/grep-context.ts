@@ -157,6 +157,10 @@ function keepsRules(stage: string): boolean {
 /** The filter a command line's pipe applies after the listing command, where its greps have no
  * context options: a grep, or any stage not known to keep every line (`rg X`, `awk '/X/'`);
  * undefined for a line whose pipe drops no rule or with context options (see grepContext). */
+/** `head` prints the first lines as they are: it may cut the output's end (the paste's end
+ * says so), it picks no line by a pattern. */
+const HEAD = /^\s*(?:sudo\s+)?(?:\S*\/)?head(?:\s|$)/;
+
 export function grepFilter(line: string): GrepFilter | undefined {
   if (grepContext(line)) return undefined;
   const command = splitOutside(line, ';&(`)')
@@ -166,7 +170,11 @@ export function grepFilter(line: string): GrepFilter | undefined {
   const filters = splitOutside(command, '|')
     .slice(1)
     .filter(
-      (stage) => stage.trim() !== '' && dropping([stage]) !== undefined && !keepsRules(stage),
+      (stage) =>
+        stage.trim() !== '' &&
+        dropping([stage]) !== undefined &&
+        !keepsRules(stage) &&
+        !HEAD.test(stage),
     );
   if (filters.length === 0) return undefined;
   const grep = /^\s*(?:sudo\s+)?(?:\S*\/)?[ef]?grep(\s.*)?$/.exec(filters[0]!);
