@@ -341,7 +341,7 @@ describe('kdebug rules', () => {
   it('says where a bad nftables listing breaks', () => {
     const bad = kdebug(['rules', '--file', '-'], { input: '{"nftables": [\n{"table": }\n]}' });
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /^kdebug: <stdin>:2: not valid JSON/);
+    assert.match(bad.stderr, /^kdebug: <stdin>:2: read as an nft listing: not valid JSON/);
   });
 
   it('reads stdin with --file -', () => {
@@ -460,7 +460,7 @@ describe('kdebug rules', () => {
       ['rules', '--file', '-'],
       // not the last line: a last line that breaks is a paste cut short, read up to there
       '-N KUBE-X\n-A KUBE-X -m comment --comment "x\n-A KUBE-X -j ACCEPT\n',
-      /^<stdin>:2: unterminated quoted string: "-A KUBE-X -m comment --comment "x"\n$/,
+      /^<stdin>:2: read as iptables rules: unterminated quoted string: "-A KUBE-X -m comment --comment "x"\n$/,
     ],
     [
       'a missing file',
@@ -509,7 +509,7 @@ describe('kdebug rules', () => {
       'an escape sequence in a bad line, shown escaped',
       ['rules', '--file', '-'],
       '-A X -s \x1b]0;owned\x07 -j ACCEPT\n-A X -j ACCEPT\n',
-      /^<stdin>:1: "\\x1b\]0;owned\\x07" is not an address: "-A X -s \\x1b\]0;owned\\x07 -j ACCEPT"\n$/,
+      /^<stdin>:1: read as iptables rules: "\\x1b\]0;owned\\x07" is not an address: "-A X -s \\x1b\]0;owned\\x07 -j ACCEPT"\n$/,
     ],
 
     [

@@ -379,7 +379,7 @@ describe('IPVS mode through the analysis', () => {
     assert.deepEqual([d.tables, d.findings], [['ipvs', 'kube-ipvs0'], []]);
     assert.match(
       d.notRead?.[0]?.explanation ?? '',
-      /ipset-save\.txt:1: an entry of a set not created before/,
+      /ipset-save\.txt:1: read as an ipvsadm or ipset listing: an entry of a set not created before/,
     );
   });
 });

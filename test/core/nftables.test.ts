@@ -77,7 +77,9 @@ describe('the nft -j listing', () => {
   it('says FILE:LINE for JSON that does not parse, and what is missing otherwise', () => {
     assert.throws(
       () => parseNftJson('{"nftables": [\n{"table": }\n]}', 'x.json'),
-      (e: Error) => e instanceof NftParseError && /^x\.json:2: not valid JSON/.test(e.message),
+      (e: Error) =>
+        e instanceof NftParseError &&
+        /^x\.json:2: read as an nft listing: not valid JSON/.test(e.message),
     );
     assert.throws(
       () => parseNftJson('{"rules": []}', 'x.json'),
@@ -667,7 +669,7 @@ describe('the nft text listing', () => {
       () => parseNftText('table ip kube-proxy {\n}\n}\n', 'x.txt'),
       (e: Error) =>
         e instanceof NftParseError &&
-        /^x\.txt:3: a closing brace that closes nothing/.test(e.message),
+        /^x\.txt:3: read as an nft listing: a closing brace that closes nothing/.test(e.message),
     );
   });
 });

@@ -1394,7 +1394,7 @@ TCP  10.96.0.10:53 rr
         readPaste(`*nat\n${nat('10.96.0.10/32', true)}\n*nat\n${nat('10.96.0.11/32', true)}\n`, {
           file: 'p',
         }),
-      /p:7: table nat appears twice \(from lines 1 and 7\), both IPv4/,
+      /p:7: read as iptables rules: table nat appears twice \(from lines 1 and 7\), both IPv4/,
     );
   });
 
@@ -1423,7 +1423,7 @@ TCP  10.96.0.1:443 rr
         readPaste(`TCP  10.96.0.1:443 rr\n  -> 192.\n  -> 10.0.0.1:6443 Masq 1 0 0\n`, {
           file: 'p.txt',
         }),
-      /:2: not a real server's address:port/,
+      /:2: read as an ipvsadm or ipset listing: not a real server's address:port/,
     );
   });
 

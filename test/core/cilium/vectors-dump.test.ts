@@ -76,13 +76,13 @@ describe('Cilium vectors: each maps dump read whole', () => {
     const others = dump.replace(/^SVC: .*\n/gm, '');
     assert.throws(
       () => parseCilium(others, 'd'),
-      /^CiliumParseError: d: no SVC line, though the dump holds entries of the other maps: the Service map is not in the dump/,
+      /^CiliumParseError: d: read as a Cilium agent listing: no SVC line, though the dump holds entries of the other maps: the Service map is not in the dump/,
     );
   });
 
   it('says which line is of no map', () =>
     assert.throws(
       () => parseCilium('BE: ID=1 ADDR=10.0.0.1:80/TCP STATE=active\nSVC: ID=1 ADDR=x\n', 'd'),
-      /^CiliumParseError: d:2: not a line of the maps dump/,
+      /^CiliumParseError: d:2: read as a Cilium agent listing: not a line of the maps dump/,
     ));
 });

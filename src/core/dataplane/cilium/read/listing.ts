@@ -166,6 +166,8 @@ export interface CiliumCut {
 
 export class CiliumParseError extends ListingParseError {
   override name = 'CiliumParseError';
+  static override readonly kind = 'a Cilium agent listing';
+  static override readonly namesKind = /\bcilium\b/i;
 }
 
 /** "10.96.0.10:53/UDP", "[fd00::1]:80/TCP/i", "10.0.0.2:80:TCP", "10.96.0.1:443", and 1.10-1.16's

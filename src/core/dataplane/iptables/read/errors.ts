@@ -4,8 +4,10 @@ import { foreignText, type ForeignKind } from './paste/other-lines/classify.js';
 import { nftErrorSaid, type NftErrors } from './paste/other-lines/nft-errors.js';
 import type { ParseOptions } from './ruleset.js';
 import { escapeControls, excerpt } from '../../../sanitize.js';
+import { readAs } from '../../listing-error.js';
 
-/** Bad input: where it is and what is wrong. The CLI prints `FILE:LINE: message`. */
+/** Bad input: where it is and what is wrong. The CLI prints `FILE:LINE: read as iptables rules:
+ * message` (the kind left out where the reason names iptables). */
 export class IptablesParseError extends Error {
   /** The error in one line, FILE:LINE first: what a finding or a screen says of it. */
   readonly headline: string;
@@ -15,7 +17,7 @@ export class IptablesParseError extends Error {
     readonly lineText: string,
     readonly reason: string,
   ) {
-    const headline = `${file}:${line}: ${escapeControls(reason)}`;
+    const headline = `${file}:${line}: ${readAs('iptables rules', /\biptables\b/i, reason)}${escapeControls(reason)}`;
     super(`${headline}${lineText ? `\n  ${excerpt(lineText, 200)}` : ''}`);
     this.headline = headline;
     this.name = 'IptablesParseError';

@@ -135,6 +135,8 @@ export interface IpvsTable {
 /** An IPVS-mode listing (ipvsadm's, or kube-proxy's ipsets) that does not read, with where. */
 export class IpvsParseError extends ListingParseError {
   override name = 'IpvsParseError';
+  static override readonly kind = 'an ipvsadm or ipset listing';
+  static override readonly namesKind = /\b(ipvsadm|ipset)\b/i;
   // an ipvsadm listing is read line by line: its error has a line
   declare readonly line: number;
   constructor(file: string, line: number, reason: string) {

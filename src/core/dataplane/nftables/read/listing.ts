@@ -157,6 +157,8 @@ export interface NftListing {
 /** Input that is not an nft JSON listing, with where and why. */
 export class NftParseError extends ListingParseError {
   override name = 'NftParseError';
+  static override readonly kind = 'an nft listing';
+  static override readonly namesKind = /\bnft\b/i;
 }
 
 /** An object of nft's JSON (not an array). */
