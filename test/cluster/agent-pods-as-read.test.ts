@@ -10,6 +10,7 @@ import { KubeApi } from '../../src/cluster/kube-api.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
+import { RUNNING_CONDITIONS } from '../support/fake-api/pods.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 import { servedKubeProxyPod } from './kube-proxy-pod.js';
 import { aNode, webCluster } from './objects.js';
@@ -100,13 +101,7 @@ describe('kube-proxy Pods on 600 nodes, as a kubeadm cluster serves them', () =>
       },
       status: {
         phase: 'Running',
-        conditions: [
-          'PodReadyToStartContainers',
-          'Initialized',
-          'Ready',
-          'ContainersReady',
-          'PodScheduled',
-        ].map((type) => ({ type, status: 'True' })),
+        conditions: RUNNING_CONDITIONS.map((type) => ({ type, status: 'True' })),
         containerStatuses: [
           {
             name: 'kube-proxy',

@@ -3,6 +3,7 @@
 // adds, and the status a running kubelet writes. managedFields aside (kdebug drops them on
 // arrival), this is what each of a large cluster's thousands of kube-proxy Pods weighs.
 import type { KubeObject } from '../../src/core/model.js';
+import { RUNNING_CONDITIONS } from '../support/fake-api/pods.js';
 
 const T = '2026-11-02T08:14:31Z';
 const IMAGE = 'registry.k8s.io/kube-proxy:v1.31.4';
@@ -162,13 +163,7 @@ export function servedKubeProxyPod(
     },
     status: {
       phase: 'Running',
-      conditions: [
-        'PodReadyToStartContainers',
-        'Initialized',
-        'Ready',
-        'ContainersReady',
-        'PodScheduled',
-      ].map(condition),
+      conditions: RUNNING_CONDITIONS.map(condition),
       containerStatuses: [
         {
           name: 'kube-proxy',

@@ -95,6 +95,15 @@ export function defaultPod(pod: KubeObject, namespace: string, name: string): Ku
   };
 }
 
+/** The conditions a kubelet sets True on a Pod whose containers all run, in its order. */
+export const RUNNING_CONDITIONS = [
+  'PodReadyToStartContainers',
+  'Initialized',
+  'Ready',
+  'ContainersReady',
+  'PodScheduled',
+];
+
 /** The Pod once the kubelet has started every container: Running, Ready, with IPs. */
 export function runningPod(pod: KubeObject, hostIP: string): KubeObject {
   const spec = (pod['spec'] as J) ?? {};
@@ -111,13 +120,7 @@ export function runningPod(pod: KubeObject, hostIP: string): KubeObject {
     ...pod,
     status: {
       phase: 'Running',
-      conditions: [
-        'PodReadyToStartContainers',
-        'Initialized',
-        'Ready',
-        'ContainersReady',
-        'PodScheduled',
-      ].map(condition),
+      conditions: RUNNING_CONDITIONS.map(condition),
       hostIP,
       hostIPs: [{ ip: hostIP }],
       podIP,
