@@ -13,7 +13,11 @@ import { before, describe, it } from 'node:test';
 import { load as loadYaml } from 'js-yaml';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
-import { parseIptables, type Rule, type Ruleset } from '../../src/core/dataplane/iptables/read/parse.js';
+import {
+  parseIptables,
+  type Rule,
+  type Ruleset,
+} from '../../src/core/dataplane/iptables/read/parse.js';
 import {
   clusterView,
   kubeProxyConfigOf,
@@ -60,7 +64,9 @@ interface Backend {
 const key = (b: Backend) => `${b.ip}:${b.port} node=${b.nodeName ?? '-'} pod=${b.pod ?? '-'}`;
 
 const podReady = (p: Pod) =>
-  p.phase === 'Running' && !p.deleting && p.conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+  p.phase === 'Running' &&
+  !p.deleting &&
+  p.conditions.some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** A targetPort resolved on one Pod: a number, or a named container port of that protocol. */
 function resolvePort(port: ServicePort, pod: Pod): number | undefined {
@@ -86,7 +92,12 @@ function sliceBackends(view: ClusterView, svc: Service, port: ServicePort): Back
     if (!sp) return [];
     return s.endpoints
       .filter((e) => e.conditions.ready)
-      .map((e) => ({ ip: e.addresses[0]!, port: sp.port!, nodeName: e.nodeName, pod: e.targetRef?.name }));
+      .map((e) => ({
+        ip: e.addresses[0]!,
+        port: sp.port!,
+        nodeName: e.nodeName,
+        pod: e.targetRef?.name,
+      }));
   });
 }
 
@@ -95,7 +106,12 @@ function legacyBackends(view: ClusterView, svc: Service, port: ServicePort): Bac
   return (ep?.subsets ?? []).flatMap((s) => {
     const sp = s.ports.find((p) => p.name === port.name && p.protocol === port.protocol);
     if (!sp) return [];
-    return s.addresses.map((a) => ({ ip: a.ip, port: sp.port, nodeName: a.nodeName, pod: a.targetRef?.name }));
+    return s.addresses.map((a) => ({
+      ip: a.ip,
+      port: sp.port,
+      nodeName: a.nodeName,
+      pod: a.targetRef?.name,
+    }));
   });
 }
 
@@ -194,7 +210,10 @@ describe('demo snapshot: API objects', () => {
     };
     assert.equal(list.kind, 'List');
     for (const item of list.items) {
-      assert.ok(item.kind && item.apiVersion, `an item without kind/apiVersion: ${JSON.stringify(item).slice(0, 80)}`);
+      assert.ok(
+        item.kind && item.apiVersion,
+        `an item without kind/apiVersion: ${JSON.stringify(item).slice(0, 80)}`,
+      );
     }
     assert.deepEqual(
       [...new Set(list.items.map((i) => i.kind))],
@@ -211,10 +230,10 @@ describe('demo snapshot: API objects', () => {
   });
 
   it('holds the seed cluster: two nodes, nginx-svc with its two Pods', () => {
-    assert.deepEqual(
-      view.nodes.map((n) => `${n.name} ${n.ips[0]} ${n.podCIDRs[0]}`).sort(),
-      ['vm-12-11-centos 10.0.12.11 10.244.1.0/24', 'vm-12-7-centos 10.0.12.7 10.244.0.0/24'],
-    );
+    assert.deepEqual(view.nodes.map((n) => `${n.name} ${n.ips[0]} ${n.podCIDRs[0]}`).sort(), [
+      'vm-12-11-centos 10.0.12.11 10.244.1.0/24',
+      'vm-12-7-centos 10.0.12.7 10.244.0.0/24',
+    ]);
     const svc = view.services.find((s) => s.name === 'nginx-svc')!;
     assert.equal(svc.clusterIP, '10.1.190.219');
     assert.deepEqual(sorted(selectedBackends(view, svc, svc.ports[0]!)), [
@@ -225,7 +244,11 @@ describe('demo snapshot: API objects', () => {
 
   it('every Pod and node is up: Running, Ready, no restarts', () => {
     for (const p of view.pods) assert.ok(podReady(p), `${p.namespace}/${p.name} is not ready`);
-    for (const p of view.pods) assert.ok(p.containerStatuses.every((c) => c.ready && c.restartCount === 0), p.name);
+    for (const p of view.pods)
+      assert.ok(
+        p.containerStatuses.every((c) => c.ready && c.restartCount === 0),
+        p.name,
+      );
     for (const n of view.nodes) assert.equal(n.ready, true, n.name);
   });
 
@@ -236,13 +259,23 @@ describe('demo snapshot: API objects', () => {
         for (const port of svc.ports) {
           const want = sorted(selectedBackends(view, svc, port));
           assert.ok(want.length > 0, `${servicePortName(svc, port)} selects no ready Pod`);
-          assert.deepEqual(sorted(sliceBackends(view, svc, port)), want, `${servicePortName(svc, port)} slices`);
-          assert.deepEqual(sorted(legacyBackends(view, svc, port)), want, `${servicePortName(svc, port)} Endpoints`);
+          assert.deepEqual(
+            sorted(sliceBackends(view, svc, port)),
+            want,
+            `${servicePortName(svc, port)} slices`,
+          );
+          assert.deepEqual(
+            sorted(legacyBackends(view, svc, port)),
+            want,
+            `${servicePortName(svc, port)} Endpoints`,
+          );
         }
       });
     }
     it('and no Service is left out', () => {
-      const checked = view.services.filter((s) => s.selector).map((s) => `${s.namespace}/${s.name}`);
+      const checked = view.services
+        .filter((s) => s.selector)
+        .map((s) => `${s.namespace}/${s.name}`);
       assert.deepEqual(checked.sort(), ['default/nginx-svc', 'kube-system/kube-dns']);
     });
   });
@@ -270,7 +303,10 @@ describe('demo snapshot: API objects', () => {
       const cidr = node.podCIDRs[0]!;
       assert.ok(inCidr(p.podIP!, cidr), `${p.name} ${p.podIP} outside ${node.name}'s ${cidr}`);
       // .0 is flannel.1's address and .1 is cni0's: a Pod never gets them
-      assert.ok(ipNum(p.podIP!) - split(cidr).net > 1, `${p.name} has a reserved address ${p.podIP}`);
+      assert.ok(
+        ipNum(p.podIP!) - split(cidr).net > 1,
+        `${p.name} has a reserved address ${p.podIP}`,
+      );
       assert.ok(!podIPs.has(p.podIP!), `${p.podIP} is used twice`);
       podIPs.add(p.podIP!);
     }
@@ -281,11 +317,15 @@ describe('demo snapshot: API objects', () => {
     assert.equal(cfg.mode, 'iptables');
     assert.equal(cfg.clusterCIDR, '10.244.0.0/16');
     assert.equal(cfg.masqueradeAll, false);
-    const cm = (name: string) => view.configMaps.find((c) => c.namespace === 'kube-system' && c.name === name)!.data;
+    const cm = (name: string) =>
+      view.configMaps.find((c) => c.namespace === 'kube-system' && c.name === name)!.data;
     const kubeadm = loadYaml(cm('kubeadm-config')['ClusterConfiguration']!) as {
       networking: { podSubnet: string; serviceSubnet: string };
     };
-    const flannel = JSON.parse(cm('kube-flannel-cfg')['net-conf.json']!) as { Network: string; Backend: { Type: string } };
+    const flannel = JSON.parse(cm('kube-flannel-cfg')['net-conf.json']!) as {
+      Network: string;
+      Backend: { Type: string };
+    };
     const kubelet = loadYaml(cm('kubelet-config-1.15')['kubelet']!) as { clusterDNS: string[] };
     const arg = (component: string, name: string) => {
       const spec = view.pods.find((p) => p.labels['component'] === component)!.raw['spec'] as {
@@ -300,7 +340,8 @@ describe('demo snapshot: API objects', () => {
     assert.equal(arg('kube-controller-manager', 'cluster-cidr'), cfg.clusterCIDR);
     const serviceCIDR = kubeadm.networking.serviceSubnet;
     assert.equal(arg('kube-apiserver', 'service-cluster-ip-range'), serviceCIDR);
-    for (const s of view.services) assert.ok(inCidr(s.clusterIP!, serviceCIDR), `${s.name} ${s.clusterIP}`);
+    for (const s of view.services)
+      assert.ok(inCidr(s.clusterIP!, serviceCIDR), `${s.name} ${s.clusterIP}`);
     for (const n of view.nodes) assert.ok(cidrInside(n.podCIDRs[0]!, cfg.clusterCIDR), n.name);
     assert.notEqual(view.nodes[0]!.podCIDRs[0], view.nodes[1]!.podCIDRs[0]);
     const kubeDns = view.services.find((s) => s.name === 'kube-dns')!;
@@ -309,7 +350,9 @@ describe('demo snapshot: API objects', () => {
 
   it('kube-proxy and flannel run one Pod per node', () => {
     for (const ds of ['kube-proxy', 'kube-flannel-ds-amd64']) {
-      const nodes = view.pods.filter((p) => p.ownerKind === 'DaemonSet' && p.ownerName === ds).map((p) => p.nodeName);
+      const nodes = view.pods
+        .filter((p) => p.ownerKind === 'DaemonSet' && p.ownerName === ds)
+        .map((p) => p.nodeName);
       assert.deepEqual(nodes.sort(), view.nodes.map((n) => n.name).sort(), ds);
     }
   });
@@ -329,7 +372,8 @@ describe('demo snapshot: node outputs', () => {
   });
 
   it('proxy-mode says what the kube-proxy ConfigMap says', () => {
-    for (const out of Object.values(facts.nodes)) assert.equal(out['proxy-mode'], kubeProxyConfigOf(view).mode);
+    for (const out of Object.values(facts.nodes))
+      assert.equal(out['proxy-mode'], kubeProxyConfigOf(view).mode);
   });
 
   it('ip -br addr: eth0 is the node IP, flannel.1 and cni0 sit in the node Pod CIDR, one veth per Pod', () => {
@@ -357,10 +401,18 @@ describe('demo snapshot: iptables-save of each node', () => {
     for (const [node, rs] of dumps) {
       assert.equal(rs.format, 'iptables-save', node);
       assert.match(rs.generator ?? '', /^# Generated by iptables-save v1\.4\.21 on /, node);
-      assert.deepEqual(rs.tables.map((t) => t.name).sort(), ['filter', 'mangle', 'nat', 'raw', 'security'], node);
+      assert.deepEqual(
+        rs.tables.map((t) => t.name).sort(),
+        ['filter', 'mangle', 'nat', 'raw', 'security'],
+        node,
+      );
       assert.deepEqual(rs.warnings, [], node);
       for (const t of ['raw', 'mangle', 'security']) {
-        assert.equal(rs.table(t)!.ruleCount, 0, `${node} ${t} holds no rule (the seed: no KUBE rule there)`);
+        assert.equal(
+          rs.table(t)!.ruleCount,
+          0,
+          `${node} ${t} holds no rule (the seed: no KUBE rule there)`,
+        );
       }
     }
   });
@@ -376,7 +428,8 @@ describe('demo snapshot: iptables-save of each node', () => {
       const others = ports.filter((p) => p.spn !== SEED);
       const otherChains = new Set(others.flatMap((p) => [p.svcChain, ...p.sepChains]));
       const mentionsOther = (line: string) =>
-        [...otherChains].some((c) => line.includes(c)) || others.some((p) => line.includes(`"${p.spn} `));
+        [...otherChains].some((c) => line.includes(c)) ||
+        others.some((p) => line.includes(`"${p.spn} `));
       for (const [node, rs] of dumps) {
         const got = grepKube(rs, table).filter((l) => !mentionsOther(l) && l !== NODEPORTS_TAIL);
         assert.deepEqual(got, seedLines(file), `${node} ${table}`);
@@ -389,7 +442,11 @@ describe('demo snapshot: iptables-save of each node', () => {
       const l = lines(rs, 'nat', 'KUBE-SERVICES');
       assert.equal(l.length, 2 * ports.length + 1, node);
       assert.equal(l.at(-1), NODEPORTS_TAIL, node);
-      assert.equal(rules(rs, 'filter', 'KUBE-SERVICES').length, 0, `${node}: a REJECT means a Service without endpoints`);
+      assert.equal(
+        rules(rs, 'filter', 'KUBE-SERVICES').length,
+        0,
+        `${node}: a REJECT means a Service without endpoints`,
+      );
       assert.equal(rules(rs, 'filter', 'KUBE-EXTERNAL-SERVICES').length, 0, node);
     }
   });
@@ -404,7 +461,10 @@ describe('demo snapshot: iptables-save of each node', () => {
       ['kube-system/kube-dns:metrics', 'tcp', 'KUBE-SVC-JD5MR3NA4I4DYORP'],
     ] as const;
     it('the table lists every Service port of the objects', () => {
-      assert.deepEqual(ports.map((p) => `${p.spn} ${p.proto} ${p.svcChain}`).sort(), rows.map((r) => r.join(' ')));
+      assert.deepEqual(
+        ports.map((p) => `${p.spn} ${p.proto} ${p.svcChain}`).sort(),
+        rows.map((r) => r.join(' ')),
+      );
     });
     for (const [spn, proto, svcChain] of rows) {
       it(`${spn} (${proto})`, () => {
@@ -424,7 +484,11 @@ describe('demo snapshot: iptables-save of each node', () => {
             assert.equal(dport(r), p.port.port, at);
             assert.equal(comment(r), `${spn} cluster IP`, at);
           }
-          assert.deepEqual(entry[k - 1]!.source, { cidr: kubeProxyConfigOf(view).clusterCIDR, negated: true }, at);
+          assert.deepEqual(
+            entry[k - 1]!.source,
+            { cidr: kubeProxyConfigOf(view).clusterCIDR, negated: true },
+            at,
+          );
           assert.equal(entry[k - 1]!.target?.name, 'KUBE-MARK-MASQ', at);
           // KUBE-SVC: one jump per endpoint, probabilities 1/n, 1/(n-1), ..., then unconditional
           const svc = rules(rs, 'nat', svcChain);
@@ -448,7 +512,11 @@ describe('demo snapshot: iptables-save of each node', () => {
             assert.equal(mark!.target?.name, 'KUBE-MARK-MASQ', `${at} ${sep}`);
             assert.equal(dnat!.protocol?.name, proto, `${at} ${sep}`);
             assert.equal(dnat!.target?.kind, 'dnat', `${at} ${sep}`);
-            assert.equal(dnat!.target?.kind === 'dnat' ? dnat!.target.to?.text : undefined, ep, `${at} ${sep}`);
+            assert.equal(
+              dnat!.target?.kind === 'dnat' ? dnat!.target.to?.text : undefined,
+              ep,
+              `${at} ${sep}`,
+            );
           });
         }
       });
@@ -458,7 +526,10 @@ describe('demo snapshot: iptables-save of each node', () => {
   it('has no KUBE-SVC or KUBE-SEP chain that no Service port accounts for', () => {
     const known = new Set(ports.flatMap((p) => [p.svcChain, ...p.sepChains]));
     for (const [node, rs] of dumps) {
-      const service = rs.table('nat')!.chains.map((c) => c.name).filter((c) => /^KUBE-(SVC|SEP)-/.test(c));
+      const service = rs
+        .table('nat')!
+        .chains.map((c) => c.name)
+        .filter((c) => /^KUBE-(SVC|SEP)-/.test(c));
       assert.deepEqual(service.sort(), [...known].sort(), node);
     }
   });
@@ -466,8 +537,9 @@ describe('demo snapshot: iptables-save of each node', () => {
   it('both nodes hold the same Service rules (they only differ in order, Go map order)', () => {
     const [a, b] = [...dumps.values()];
     const serviceLines = (rs: Ruleset) =>
-      rs.table('nat')!.chains
-        .filter((c) => /^KUBE-(SVC|SEP|SERVICES)/.test(c.name))
+      rs
+        .table('nat')!
+        .chains.filter((c) => /^KUBE-(SVC|SEP|SERVICES)/.test(c.name))
         .flatMap((c) => lines(rs, 'nat', c.name))
         .sort();
     assert.deepEqual(serviceLines(a!), serviceLines(b!));
@@ -493,7 +565,10 @@ describe('demo snapshot: real iptables-legacy accepts each dump', () => {
     process.getuid?.() !== 0
       ? 'needs root (ip netns add)'
       : ['ip', 'iptables-legacy-restore', 'iptables-legacy-save'].find((c) => !have(c));
-  const skip = missing && !ci ? `skipped: ${missing.startsWith('needs') ? missing : `${missing} not installed`}` : false;
+  const skip =
+    missing && !ci
+      ? `skipped: ${missing.startsWith('needs') ? missing : `${missing} not installed`}`
+      : false;
 
   /** Per table, the chain lines (counters dropped) and the -A lines. */
   const shape = (dump: string) => {

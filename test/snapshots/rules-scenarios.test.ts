@@ -28,7 +28,8 @@ describe('scenario snapshots', () => {
       const files = scenarioFiles(s);
       const dir = join(SNAPSHOTS, s.name);
       assert.deepEqual(walk(dir).sort(), [...files.keys()].sort());
-      for (const [path, text] of files) assert.equal(readFileSync(join(dir, path), 'utf8'), text, `${s.name}/${path}`);
+      for (const [path, text] of files)
+        assert.equal(readFileSync(join(dir, path), 'utf8'), text, `${s.name}/${path}`);
     });
 
     it(`${s.name}: objects that agree with each other`, () => {
@@ -36,7 +37,12 @@ describe('scenario snapshots', () => {
       assert.deepEqual(v.nodes.map((n) => n.name).sort(), ['vm-12-11-centos', 'vm-12-7-centos']);
       const podIPs = new Set(v.pods.map((p) => p.podIP));
       for (const slice of v.endpointSlices) {
-        assert.ok(v.services.some((svc) => svc.namespace === slice.namespace && svc.name === slice.serviceName), `${slice.name} has its Service`);
+        assert.ok(
+          v.services.some(
+            (svc) => svc.namespace === slice.namespace && svc.name === slice.serviceName,
+          ),
+          `${slice.name} has its Service`,
+        );
         for (const e of slice.endpoints) {
           if (slice.serviceName === 'kubernetes') continue;
           assert.ok(podIPs.has(e.addresses[0]), `${slice.name}: ${e.addresses[0]} is a Pod`);
@@ -49,7 +55,10 @@ describe('scenario snapshots', () => {
       const cilium = v.configMaps.find((c) => c.name === 'cilium-config');
       if (proxy) assert.match(proxy.data['config.conf']!, /clusterCIDR: 10\.244\.0\.0\/16/);
       else assert.equal(cilium?.data['kube-proxy-replacement'], 'true');
-      assert.equal(v.pods.some((p) => p.labels['k8s-app'] === 'kube-proxy'), proxy !== undefined);
+      assert.equal(
+        v.pods.some((p) => p.labels['k8s-app'] === 'kube-proxy'),
+        proxy !== undefined,
+      );
       assert.ok(s.readme.startsWith('# Scenario: '));
       assert.match(s.readme, /\*\*Fault: /);
     });
@@ -59,31 +68,53 @@ describe('scenario snapshots', () => {
 const ns = `kd-scenario-${process.pid}`;
 const root = process.getuid?.() === 0;
 const tools =
-  spawnSync('sh', ['-c', 'command -v ip && command -v iptables-restore && command -v iptables-save && command -v ipset']).status === 0;
+  spawnSync('sh', [
+    '-c',
+    'command -v ip && command -v iptables-restore && command -v iptables-save && command -v ipset',
+  ]).status === 0;
 const missing = !root ? 'not root' : !tools ? 'ip, iptables or ipset missing' : '';
-if (missing && process.env['CI'] === 'true') throw new Error(`real-iptables tests cannot run in CI: ${missing}`);
+if (missing && process.env['CI'] === 'true')
+  throw new Error(`real-iptables tests cannot run in CI: ${missing}`);
 
-describe('scenario dumps against the real iptables', skipWithout(missing && `${missing} (needs root, iproute2, iptables and ipset)`), () => {
-  before(() => execFileSync('ip', ['netns', 'add', ns]));
-  after(() => {
-    spawnSync('ip', ['netns', 'del', ns]);
-  });
-  const inNs = (cmd: string, args: string[], input?: string) =>
-    execFileSync('ip', ['netns', 'exec', ns, cmd, ...args], { encoding: 'utf8', input });
-  const rules = (text: string) => text.split('\n').filter((l) => l.startsWith('-A ') || (l.startsWith(':') && !/^:(PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) /.test(l)));
+describe(
+  'scenario dumps against the real iptables',
+  skipWithout(missing && `${missing} (needs root, iproute2, iptables and ipset)`),
+  () => {
+    before(() => execFileSync('ip', ['netns', 'add', ns]));
+    after(() => {
+      spawnSync('ip', ['netns', 'del', ns]);
+    });
+    const inNs = (cmd: string, args: string[], input?: string) =>
+      execFileSync('ip', ['netns', 'exec', ns, cmd, ...args], { encoding: 'utf8', input });
+    const rules = (text: string) =>
+      text
+        .split('\n')
+        .filter(
+          (l) =>
+            l.startsWith('-A ') ||
+            (l.startsWith(':') && !/^:(PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) /.test(l)),
+        );
 
-  for (const s of made)
-    for (const [node, outputs] of Object.entries(s.facts.nodes).filter(([, o]) => 'iptables-save' in o))
-      it(`${s.name} ${node}: loads and reads back unchanged`, () => {
-        const dump = outputs['iptables-save']!;
-        // IPVS mode's rules match kube-proxy's ipsets: the node's own, loaded by the real ipset
-        // (the sets a previous node's rules match go first: a set in use cannot be destroyed)
-        if (outputs['ipset-save'])
-          inNs('sh', ['-c', 'iptables -t nat -F && iptables -t nat -X && ipset destroy; ipset restore'], outputs['ipset-save']);
-        inNs('iptables-restore', [], dump);
-        // the tables the dump has: a nat-only dump leaves the filter table as it was
-        const tables = [...dump.matchAll(/^\*(\w+)$/gm)].flatMap((m) => ['-t', m[1]!]);
-        const saved = tables.length > 2 ? inNs('iptables-save', []) : inNs('iptables-save', tables);
-        assert.deepEqual(rules(saved).sort(), rules(dump).sort());
-      });
-});
+    for (const s of made)
+      for (const [node, outputs] of Object.entries(s.facts.nodes).filter(
+        ([, o]) => 'iptables-save' in o,
+      ))
+        it(`${s.name} ${node}: loads and reads back unchanged`, () => {
+          const dump = outputs['iptables-save']!;
+          // IPVS mode's rules match kube-proxy's ipsets: the node's own, loaded by the real ipset
+          // (the sets a previous node's rules match go first: a set in use cannot be destroyed)
+          if (outputs['ipset-save'])
+            inNs(
+              'sh',
+              ['-c', 'iptables -t nat -F && iptables -t nat -X && ipset destroy; ipset restore'],
+              outputs['ipset-save'],
+            );
+          inNs('iptables-restore', [], dump);
+          // the tables the dump has: a nat-only dump leaves the filter table as it was
+          const tables = [...dump.matchAll(/^\*(\w+)$/gm)].flatMap((m) => ['-t', m[1]!]);
+          const saved =
+            tables.length > 2 ? inNs('iptables-save', []) : inNs('iptables-save', tables);
+          assert.deepEqual(rules(saved).sort(), rules(dump).sort());
+        });
+  },
+);
