@@ -20,7 +20,7 @@ import type { NodeAccessFlags } from '../cluster/nodes/flags.js';
 import type { DebugPodConsent } from '../cluster/nodes/debug-pod.js';
 import { readSnapshot } from '../cluster/snapshot/read.js';
 import { reportText } from '../output/text.js';
-import type { TuiInput } from '../tui/App.js';
+import type { TuiInput } from '../tui/input.js';
 import { colorEnabled } from '../tui/theme.js';
 import {
   PARSE_WORKER,

@@ -2,17 +2,13 @@
 // lays out the header, the current screen or overlay, and the footer at the terminal's size.
 import { Box, useApp, useInput } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { CollectProgress } from '../cluster/collect.js';
-import type { DiagnosedService } from '../core/diagnose.js';
 import type { Service } from '../core/kube/objects.js';
-import { shownReportStatus, type Facts, type Report, type Shown } from '../core/model.js';
-import type { Analysis } from '../core/nodes/analysis.js';
-import type { AnalyzeOptions } from './data.js';
+import { shownReportStatus, type Report, type Shown } from '../core/model.js';
 import { Footer } from './components/footer.js';
 import { Header } from './components/header.js';
 import { T, ThemeContext } from './components/text.js';
 import { useTerminalSize, type Size } from './components/terminal-size.js';
-import { keyName, lookup, splitKeys, type KeyFlags, type ScreenName } from './keymap.js';
+import { keyName, lookup, splitKeys, type KeyFlags } from './keymap.js';
 import {
   models,
   navigate,
@@ -27,42 +23,16 @@ import { Diagnosis, firstProblem } from './screens/Diagnosis.js';
 import { Drift } from './screens/Drift.js';
 import { Confirm } from './screens/Confirm.js';
 import { Help } from './screens/Help.js';
-import type { Question, Questions } from './questions.js';
+import type { Question } from './questions.js';
 import { Rules } from './screens/Rules.js';
 import { Search } from './screens/Search.js';
 import { Trace } from './screens/Trace.js';
 import { Namespaces, Services } from './screens/Services.js';
 import { NodeErrors } from './screens/NodeErrors.js';
 import { SPINNER, theme } from './theme.js';
-import { useFacts, type PartialFacts } from './use-facts.js';
+import type { TuiInput } from './input.js';
+import { useFacts } from './use-facts.js';
 import { wrap } from './wrap.js';
-
-export interface TuiInput extends AnalyzeOptions {
-  /**
-   * Reads the facts (again, on ctrl-r); progress says what is being read, and `partial` may
-   * hand over the facts read so far (the API objects before the node commands, say).
-   */
-  load: (progress: (p: CollectProgress) => void, partial: PartialFacts) => Promise<Facts>;
-  /** Facts already read (or analysed: their dumps parsed aside): the first frame shows them
-   * without waiting. */
-  facts?: Facts | Analysis;
-  start: ScreenName;
-  /** The node to show first on the Rules screen. */
-  node?: string;
-  /** Start with the search open on this query (`rules --search`). */
-  search?: string;
-  /** Questions to ask before acting on the cluster (creating debug Pods). */
-  questions?: Questions;
-  /** Replaying a snapshot: how the header names it ("snapshot DIR") instead of a context. */
-  snapshot?: string;
-  /** How long each read may take before it gives up (the footer says so while waiting). */
-  deadlines?: { apiMs: number; nodeMs: number };
-  /** Live: the read of another Service (`:svc NAME`, enter on the Services list); without it
-   * another Service is diagnosed from the facts in hand (a snapshot). */
-  loadFor?: (target: DiagnosedService) => TuiInput['load'];
-  /** Live: the cluster's Services, for the `:svc` list (else the facts' own). */
-  listServices?: () => Promise<Service[]>;
-}
 
 /**
  * How the TUI ended: on a completed read (with its Report when it diagnosed a Service), before

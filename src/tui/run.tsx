@@ -5,7 +5,8 @@ import chalk from 'chalk';
 import { render } from 'ink';
 import type { FirstProblem, Report } from '../core/model.js';
 import { wrap } from '../output/wrap.js';
-import { App, type TuiExit, type TuiInput } from './App.js';
+import { App, type TuiExit } from './App.js';
+import type { TuiInput } from './input.js';
 
 export interface RunOptions extends TuiInput {
   color: boolean;

@@ -4,12 +4,10 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react
 import type { CollectProgress } from '../cluster/collect.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
-import type { TuiInput } from './App.js';
-import { analyze, type AnalyzeOptions, type TuiData } from './data.js';
+import type { PartialFacts, TuiInput } from './input.js';
+import { analyze, type TuiData } from './data.js';
 
 /** Facts read so far, and what is still being read: the steps that can run, run. */
-export type PartialFacts = (facts: Facts, collecting: AnalyzeOptions['collecting']) => void;
-
 /** What is being read, since when, and when it gives up. */
 export interface Activity {
   label: string;

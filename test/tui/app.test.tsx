@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import type { Facts } from '../../src/core/model.js';
 import { App, type AppProps, type TuiExit } from '../../src/tui/App.js';
-import type { PartialFacts } from '../../src/tui/use-facts.js';
+import type { PartialFacts } from '../../src/tui/input.js';
 import type { CollectProgress } from '../../src/cluster/collect.js';
 import { questions } from '../../src/tui/questions.js';
 import { diagnosed, frame, press, render, settle, waitFrame } from './harness.js';

@@ -1,5 +1,6 @@
 // The TUI, imported only now: text and JSON runs never load Ink and React.
-import type { TuiExit, TuiInput } from '../../tui/App.js';
+import type { TuiExit } from '../../tui/App.js';
+import type { TuiInput } from '../../tui/input.js';
 import type * as TuiRun from '../../tui/run.js';
 import { colorEnabled } from '../../tui/theme.js';
 import { EXIT, type GlobalOptions } from './io.js';
