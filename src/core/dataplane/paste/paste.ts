@@ -10,7 +10,7 @@ import { ciliumForm, ciliumOther, uncommented } from '../cilium/read/which-listi
 import { buildCiliumTrees } from '../cilium/trees.js';
 import { quoteNote, unquoted } from '../iptables/read/paste/mangled/quoted.js';
 import { isListView } from '../iptables/read/paste/list-view/to-rules.js';
-import { NFT_ERROR } from '../iptables/read/paste/other-lines/classify.js';
+import { NFT_ERROR } from '../iptables/read/paste/other-lines/foreign-lines.js';
 import { nftErrors, nftErrorSaid } from '../iptables/read/paste/other-lines/nft-errors.js';
 import { kubectlLines } from './foreign.js';
 import { parseIptables, TABLES, type Ruleset } from '../iptables/read/parse.js';

@@ -1,6 +1,6 @@
 // What a parse throws: IptablesParseError for a line it cannot read (FILE:LINE and why), and
 // NoRulesError for input that holds no rule, saying what it holds instead and what to run.
-import { foreignText, type ForeignKind } from './paste/other-lines/classify.js';
+import { foreignText, type ForeignKind } from './paste/other-lines/foreign-kinds.js';
 import { nftErrorSaid, type NftErrors } from './paste/other-lines/nft-errors.js';
 import type { ParseOptions } from './ruleset.js';
 import { escapeControls, excerpt } from '../../../sanitize.js';

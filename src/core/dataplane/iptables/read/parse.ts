@@ -20,7 +20,8 @@ import { nftErrors } from './paste/other-lines/nft-errors.js';
 import { rowsTable } from './paste/list-view/rows-table.js';
 
 export type { Rule } from './rule/rule.js';
-export type { ForeignKind, WarningKind } from './paste/other-lines/classify.js';
+export type { ForeignKind } from './paste/other-lines/foreign-kinds.js';
+export type { WarningKind } from './paste/other-lines/classify.js';
 export { parseRuleLine } from './rule/rule.js';
 export { printRule } from './rule/print.js';
 export { Chain } from './chain.js';

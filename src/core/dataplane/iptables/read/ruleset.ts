@@ -1,7 +1,8 @@
 // A parsed dump: its tables, by name and address family, what it was (iptables-save or -S) and
 // the warnings of its reading; the options a parse takes; and the dump as data another thread can
 // receive (a worker parses a snapshot's big dumps).
-import type { ForeignKind, WarningKind } from './paste/other-lines/classify.js';
+import type { WarningKind } from './paste/other-lines/classify.js';
+import type { ForeignKind } from './paste/other-lines/foreign-kinds.js';
 import type { ListViewCut } from './paste/list-view/to-rules.js';
 import { Table, type TableState } from './table.js';
 import type { IPFamily } from '../../../ipv6.js';

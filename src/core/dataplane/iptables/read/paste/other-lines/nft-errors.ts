@@ -3,7 +3,7 @@
 // kube-proxy's sync), and "Error: WHAT" alone for a command typed, each followed by the input line
 // it refused and a line of carets under the part refused.
 import { excerpt } from '../../../../../sanitize.js';
-import { NFT_ERROR } from './classify.js';
+import { NFT_ERROR } from './foreign-lines.js';
 
 /** "Error: ..." as nft prints it for a command typed, framed as a log viewer may frame it. */
 const TYPED_ERROR = /^\s*(?:[│|]\s*)?Error: \S/;

@@ -1,0 +1,106 @@
+// The other tools' listings a paste may hold instead of (or beside) a rules dump: their kinds, and
+// what kdebug says of each and what to run instead.
+import { LOGS, type LogKind } from './logs.js';
+
+/** Other tools' output that a paste may hold instead of (or beside) a rules dump. */
+export type ForeignKind =
+  | 'iptables-list'
+  | 'nft'
+  | 'kube-proxy-nft'
+  | 'ipvsadm'
+  | 'ipset'
+  | 'cilium'
+  | 'cilium-map'
+  | 'hns'
+  | 'ovn'
+  | 'kubectl'
+  | LogKind
+  | 'nft-tables'
+  | 'nft-rules'
+  | 'nft-error'
+  | 'nft-crash'
+  | 'ipvs-timeouts'
+  | 'ipvs-connections'
+  | 'iptables-no-table'
+  | 'ip6tables-no-table'
+  | 'conntrack'
+  | 'ip-addr'
+  | 'calico-bpf-nat'
+  | 'ovs-flows';
+
+/** What each foreign listing is, and what to run instead (or until kdebug reads it). */
+export const FOREIGN: Record<ForeignKind, string> = {
+  'iptables-list':
+    'this is `iptables -L` output that kdebug cannot read line by line (its lines run together, or its columns are not the ones iptables prints): paste it as printed, or run `iptables-save` (or `iptables -t nat -S`)',
+  nft: 'these are iptables-nft rules as printed by `nft list ruleset` / `nft list table ip nat`: run `iptables-nft-save` (or `iptables-save`)',
+  'ip-addr':
+    "this is `ip addr` output, a node's interfaces and their addresses: in IPVS mode kube-ipvs0 holds every Service address, but not where its connections go; run `ipvsadm -Ln` (IPVS mode) or `iptables-save` on the node for that",
+  conntrack:
+    "this is the connection tracking table (`conntrack -L`, /proc/net/nf_conntrack): each connection with its original and reply addresses, which show where a Service's DNAT sent it, not the rules that choose: run `iptables-save` (`nft list table ip kube-proxy`, `ipvsadm -Ln`) on the node for those",
+  'nft-error':
+    "these are nft's error messages (FILE:LINE:COL: Error: ...) for rules it was asked to load, as kube-proxy's log repeats them when its nftables sync fails: they quote the rules kube-proxy tried to write, not what the node holds; the error says what the kernel or nft refused: run `nft list table ip kube-proxy` on the node and give kdebug that",
+  'nft-crash':
+    'this is nft failing where a listing was asked for (its own assertion failed and it aborted, or it crashed: the shell\'s "Segmentation fault"): no rule, set or map of the node is in the paste, and what nft printed before it may be incomplete; an nft older than the kube-proxy that wrote the table may not decode it: list it with the nft in kube-proxy\'s own image (`kubectl -n kube-system exec KUBE-PROXY-POD -- nft list table ip kube-proxy`) and give kdebug that',
+  'ipvs-timeouts':
+    "this is `ipvsadm -L --timeout` output, IPVS's connection timeouts (tcp, tcpfin and udp, in seconds), not its virtual servers: nothing of any Service is in it; run `ipvsadm -Ln` on the node and give kdebug that",
+  'ipvs-connections':
+    "this is `ipvsadm -Lnc` output, IPVS's connection table: each connection's client, the virtual server it reached and the real server it went to, not the virtual servers and their real servers: run `ipvsadm -Ln` on the node and give kdebug that",
+  'iptables-no-table': noTable('iptables', []),
+  'ip6tables-no-table': noTable('ip6tables', []),
+  'kube-proxy-nft':
+    "this is kube-proxy's nftables table (nftables mode), in a form kdebug cannot read as a listing here (a fragment, a diff, a quote): give it `nft list table ip kube-proxy` (or `nft -j list table ip kube-proxy`) as printed",
+  ipvsadm:
+    'this is `ipvsadm` output (kube-proxy IPVS mode) among iptables lines: the Services are IPVS virtual servers; give the `ipvsadm -Ln` listing to `kdebug rules --file` on its own',
+  ipset:
+    'this is `ipset list` output (the sets of kube-proxy IPVS mode), which kdebug does not read yet',
+  cilium:
+    "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug reads such a listing on its own: paste it alone (`kdebug rules --file`), or `cilium-dbg service list` from the Cilium agent Pod (anetd on GKE Dataplane V2)",
+  'cilium-map':
+    "this is one of Cilium's BPF load-balancer maps alone (`cilium-dbg bpf lb list --revnat`, `--backends`, `--frontends` or `--source-ranges`): it holds IDs, not which backends serve which Service; give kdebug `cilium-dbg bpf lb list` without a flag, or `cilium-dbg service list`, from the Cilium agent Pod",
+  hns: "this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`, or PowerShell's `Get-HnsPolicyList`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)",
+  'calico-bpf-nat':
+    "this is Calico eBPF's NAT map (`calico-node -bpf nat dump`): Calico's eBPF dataplane replaces kube-proxy, each Service address and port is a frontend line ('ADDR port P proto N id I count C local L') with its backends under it, not iptables rules; kdebug does not read it yet",
+  'ovs-flows':
+    "these are Open vSwitch (OVS) flows (`ovs-ofctl dump-flows`, Antrea's `antctl get ovsflows`): AntreaProxy (or OVN) implements Services as OpenFlow flows and select groups, not kube-proxy rules; kdebug does not read them yet: in `antctl get ovsflows -S NAME -n NAMESPACE` a Service's group has a bucket per endpoint",
+  ovn: "this is OVN's load balancers (`ovn-nbctl lb-list`, or `list load_balancer`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
+  ...LOGS,
+  'nft-rules':
+    "these are nftables rules in nft's own syntax, lines of a chain without their table: kdebug reads kube-proxy's nftables table whole (`nft list table ip kube-proxy`, nftables mode) and iptables' rules as `iptables-save` prints them",
+  'nft-tables':
+    "this is `nft list tables` output, the names of the node's nftables tables without their rules: where it lists `ip kube-proxy` (or `ip6 kube-proxy`) kube-proxy runs in nftables mode there; give kdebug `nft list table ip kube-proxy` (and `nft list table ip6 kube-proxy`) as printed",
+  kubectl:
+    "this is kubectl output (`kubectl get` of Services, endpoints, Pods or nodes, `describe svc`): the cluster's objects as the API server holds them, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
+};
+
+/** What the lines of another tool's kind are; iptables' failure to open a table said of the
+ * tables its lines name (missingTable). */
+export function foreignText(kind: ForeignKind, tables: readonly string[]): string {
+  if (kind === 'iptables-no-table') return noTable('iptables', tables);
+  if (kind === 'ip6tables-no-table') return noTable('ip6tables', tables);
+  return FOREIGN[kind];
+}
+
+/** The table iptables' (ip6tables') error for a table the kernel lacks names; undefined where it
+ * names none ("Cannot initialize: Table does not exist"). */
+export const missingTable = (line: string): string | undefined =>
+  /can't initialize ip6?tables table `(\w+)'/.exec(line)?.[1];
+
+/** iptables (ip6tables) failing to open `tables` (none named: one it was asked for): iptables
+ * opens each table on its own (iptc_init), so the others, and the other backend's, are not said
+ * empty. */
+function noTable(cmd: 'iptables' | 'ip6tables', tables: readonly string[]): string {
+  const six = cmd === 'ip6tables';
+  const family = six ? 'IPv6' : 'IPv4';
+  const modules = tables.map((t) => `${six ? 'ip6table' : 'iptable'}_${t}`);
+  const them = tables.join(' and ');
+  const what =
+    tables.length === 0
+      ? `a table ("Cannot initialize: Table does not exist", which names none)`
+      : `table${tables.length === 1 ? '' : 's'} ${them} ("can't initialize ${cmd} table \`${tables[0]}': Table does not exist")`;
+  const lacks =
+    tables.length === 0
+      ? `no ${family} netfilter table of the one ${cmd} was asked to open, for this backend (its ${six ? 'ip6table' : 'iptable'}_* module not loaded, or not built)`
+      : `no ${family} ${them} table for this ${cmd} backend (its ${modules.join(', ')} module${tables.length === 1 ? '' : 's'} not loaded, or not built${six ? ', or IPv6 netfilter not built' : ''}), so it holds no ${them} rules to list`;
+  const other = tables.length === 1 ? ` -t ${tables[0]}` : '';
+  return `this is ${cmd} failing to open ${what}: the node's kernel has ${lacks}; ${cmd} opens each table on its own, so its other tables are not affected (\`${cmd}-save\` lists those it has), and the other backend may hold ${tables.length === 0 ? 'that one' : them} (\`${cmd}-nft-save${other}\` or \`${cmd}-legacy-save${other}\`)${six ? '; `iptables-save` lists the IPv4 rules' : ''}`;
+}

@@ -1,0 +1,160 @@
+// The lines of other tools' listings, each by what its tool prints: the table classify.ts reads a
+// line that is no dump line against.
+import type { ForeignKind } from './foreign-kinds.js';
+
+/** A line of nft's error report, as a log viewer may frame it ("│ "): the input's file, line and
+ * columns, then what nft refused ("/dev/stdin:892:87-100: Error: Could not process rule: ..."). */
+export const NFT_ERROR = /^\s*(?:[│|]\s*)?\S+:\d+:\d+(?:-\d+)?: (?:Error|Warning): /;
+
+/** iptables' (ip6tables') error for a table the kernel does not have. */
+const NO_TABLE = (six: string) =>
+  new RegExp(
+    `^ip${six}tables(?:-legacy|-nft)?(?:-save)?(?: v[\\d.]+(?: \\(\\w+\\))?)?: (?:can't initialize ip${six}tables table \`\\w+'|Cannot initialize): Table does not exist\\b`,
+  );
+
+export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
+  [/^Chain \S+ \((?:policy \w+|\d+ references)/, 'iptables-list'],
+  // a listing a web page joined onto one line
+  [/\bChain \S+ \((?:policy \w+|\d+ references)\) +target +prot +opt\b/, 'iptables-list'],
+  // Cilium: `cilium service list`, `cilium bpf lb list` (and cilium-dbg's)
+  [/^(?:ID +)?Frontend +Service Type +Backend\b/, 'cilium'],
+  [/^SERVICE ADDRESS +BACKEND ADDRESS\b/, 'cilium'],
+  // `bpf lb list --revnat` and `--backends` (both titled so by Cilium), --frontends, --source-ranges
+  [/^ID +BACKEND ADDRESS \(REVNAT_ID\) \(SLOT\)\s*$/, 'cilium-map'],
+  [/^SERVICE ADDRESS +BACKEND ID\s*$/, 'cilium-map'],
+  [/^SOURCE RANGE \(REVNAT_ID\)\s*$/, 'cilium-map'],
+  [
+    /^(?:\d+ +)?\S+:\d+(?::[A-Z]+|\/[A-Z]+)? +(?:ClusterIP|NodePort|ExternalIPs|LoadBalancer|HostPort|LocalRedirect)\b/,
+    'cilium',
+  ],
+  [/^\d+ => \S+:\d+\S* \((?:active|terminating|quarantined|maintenance)\)/, 'cilium'],
+  [/^\S+:\d+ +\S+:\d+ \(\d+\)(?: \(\d+\))?/, 'cilium'],
+  // Windows: `hnsdiag list all`
+  [/^(?:Networks|Endpoints|Namespaces|LoadBalancers|Policies):$/, 'hns'],
+  [/^Name +ID(?: +Virtual Network Name)?$/, 'hns'],
+  [/^ID +\| +Endpoint IDs$/, 'hns'],
+  // `hnsdiag list loadbalancers`: one "Key : value" block per load balancer
+  [/^(?:Load Balancer|Virtual IPs|Direct IP IDs|Source VIP) +: /, 'hns'],
+  // PowerShell's Format-List of HNS objects (Get-HnsPolicyList, Get-HnsEndpoint): "Key   : value",
+  // a load balancer's policy as "@{...; Type=ELB; VIPs=...}"
+  [
+    /^(?:ActivityId|HostComputeNetwork|IsApplied|SharedContainers|VirtualNetwork(?:Name)?) +: /,
+    'hns',
+  ],
+  [/^Policies +: \{@\{.*\bType=ELB\b/, 'hns'],
+  // Calico eBPF: `calico-node -bpf nat dump`, a frontend and its backends ("ID:ORDINAL  ADDR:PORT")
+  [/^\S+ port \d+ proto \d+ id \d+ count \d+ local \d+$/, 'calico-bpf-nat'],
+  [/^\d+:\d+\s+\[?[\da-f.:]+\]?:\d+$/, 'calico-bpf-nat'],
+  // Open vSwitch flows (`ovs-ofctl dump-flows`, `antctl get ovsflows`) and select groups
+  [
+    /^(?:cookie=0x[\da-f]+, (?:duration=\S+, )?)?table=\d+, n_packets=\d+, n_bytes=\d+, |^group_id=\d+,type=(?:select|all|indirect|ff)\b/,
+    'ovs-flows',
+  ],
+  // OVN: `ovn-nbctl lb-list` / `lr-lb-list` / `ls-lb-list`
+  [/^UUID +LB +PROTO +VIP +IPs$/, 'ovn'],
+  // `ovn-nbctl list load_balancer`: OVSDB records, "column : value"
+  [/^(?:_uuid|vips|ip_port_mappings|selection_fields|health_check) +: /, 'ovn'],
+  [
+    /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} +\S+ +)?(?:tcp|udp|sctp) +\[?[\d.:a-f]+\]?:\d+(?: +\S+)?$/,
+    'ovn',
+  ],
+  // `ip addr`: an interface's line, its link and its addresses
+  [/^\d+: [\w@.-]+: <[A-Z_,-]*> mtu \d+/, 'ip-addr'],
+  [
+    /^(?:link\/(?:ether|loopback|none|ipip|gre)\b|inet6? [\da-f.:]+\/\d+ .*\bscope\b|valid_lft \S+ preferred_lft \S+$)/,
+    'ip-addr',
+  ],
+  // kubectl get nodes, pods, deployments, daemonsets: the columns of kubectl's printers for each
+  [
+    /^(?:NAMESPACE +)?NAME +(?:STATUS +ROLES +AGE +VERSION|READY +STATUS +RESTARTS +AGE|READY +UP-TO-DATE +AVAILABLE +AGE|DESIRED +CURRENT +READY +UP-TO-DATE +AVAILABLE)\b/,
+    'kubectl',
+  ],
+  // kubectl get endpoints / endpointslices, -A's NAMESPACE column first
+  [/^(?:NAMESPACE +)?NAME +(?:ADDRESSTYPE +PORTS +)?ENDPOINTS +AGE$/, 'kubectl'],
+  // kubectl get svc / describe svc
+  // kubectl get svc, its -A / --all-namespaces NAMESPACE column first, before 1.8 without TYPE
+  [/^(?:NAMESPACE +)?NAME +(?:TYPE +)?CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl'],
+  [
+    /^(?:\S+ +)?\S+ +(?:ClusterIP|NodePort|LoadBalancer|ExternalName) +(?:\S+) +\S+ +\S+\/(?:TCP|UDP|SCTP)/,
+    'kubectl',
+  ],
+  // kubectl describe svc: its fields aligned with blanks, or with tabs as kubectl before 1.10 did
+  [
+    /^(?:Namespace|Labels|Annotations|Selector|IP Family Policy|IP Families|IPs?|Port|TargetPort|NodePort|Endpoints|Session Affinity|External Traffic Policy|LoadBalancer Ingress|Events):[ \t]/,
+    'kubectl',
+  ],
+  [
+    /^(?:num +)?(?:pkts +bytes +)?target +prot +opt +(?:in +out +)?source +destination/,
+    'iptables-list',
+  ],
+  [
+    /^(?:\d+[KMGT]? +){0,3}[\w-]+ +(?:all|tcp|udp|sctp|icmp|ipv6-icmp|\d+) +(?:--|-f|!f) +/,
+    'iptables-list',
+  ],
+  // conntrack -L: "tcp      6 86397 ESTABLISHED src=… dst=… sport=… dport=…", /proc/net/nf_conntrack's
+  // with "ipv4     2 " before it, and the tool's count of what it showed
+  [
+    /^(?:ipv[46] +\d+ +)?(?:tcp|udp|icmp|icmpv6|sctp|dccp|gre|unknown) +\d+ +\d+ +(?:[A-Z_]+ +)?src=\S+ +dst=\S+/,
+    'conntrack',
+  ],
+  [
+    /^conntrack v[\d.]+ \(conntrack-tools\): \d+ flow entr(?:y|ies) ha(?:s|ve) been (?:shown|deleted)\.?$/,
+    'conntrack',
+  ],
+  // nft's own error report ("/dev/stdin:892:87-100: Error: Could not process rule: ..."), as a
+  // log viewer may frame it ("│ "): the input's file, line and columns, then what nft refused
+  [NFT_ERROR, 'nft-error'],
+  // nft aborting on its own assertion ("nft: netlink_delinearize.c:136: netlink_parse_concat_expr:
+  // Assertion `consumed > 0' failed."), where the table it was asked to list should be
+  [/^nft: [\w./-]+\.c:\d+: \w+: Assertion .* failed\.?$/, 'nft-crash'],
+  // ipvsadm.c's print_timeout
+  [/^Timeout \(tcp tcpfin udp\): \d+ \d+ \d+$/, 'ipvs-timeouts'],
+  // xtables_error's "PROG vVERSION (BACKEND): " before iptables' or iptables-save's failure to
+  // open a table the kernel does not have (iptc_strerror's ENOENT)
+  [NO_TABLE(''), 'iptables-no-table'],
+  [NO_TABLE('6'), 'ip6tables-no-table'],
+  // `nft list tables`: a table's name alone on its line
+  [/^table (?:ip6?|inet|arp|bridge|netdev) \S+$/, 'nft-tables'],
+  [/^(?:add |delete |flush )?(?:table|chain|map|set) (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
+  // its own sets, maps and chains name kube-proxy's table wherever a fragment starts
+  [
+    /@(?:service-ips|service-nodeports|no-endpoint-services|no-endpoint-nodeports|cluster-ips|nodeport-ips|firewall-ips)\b|^chain (?:services|(?:service|endpoint|external|firewall)-[A-Z0-9]{8}-\S+) \{$| (?:jump|goto) (?:mark-for-masquerade|(?:service|endpoint|external|firewall)-[A-Z0-9]{8}-)/,
+    'kube-proxy-nft',
+  ],
+  [/^table (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
+  // its dispatch maps' key (ADDRESS . PROTOCOL . PORT, or PROTOCOL . PORT for node ports) to a
+  // verdict, and their elements, wherever a fragment (a KEP's, a diff's) starts
+  [
+    /^type (?:ipv[46]_addr \. )?inet_proto \. inet_service : verdict;?$|^(?:elements = \{ )?(?:[\d.]+|[\da-f:]+) \. (?:tcp|udp|sctp) \. \d+ : (?:goto|jump) \S+,?$/,
+    'kube-proxy-nft',
+  ],
+  [/^(?:add|insert|replace|delete|flush) (?:rule|element|table|chain|map|set) /, 'nft'],
+  [/^(?:table (?:ip6?|inet|arp|bridge|netdev) \S+|chain \S+|(?:map|set) \S+) \{$/, 'nft'],
+  [/^(?:type (?:nat|filter|route) hook \w+|policy \w+;|elements = \{|\})/, 'nft'],
+  [/(?:^| )counter packets \d+ bytes \d+/, 'nft'],
+  // a rule line in nft's syntax: a kube-proxy-era chain jumped to is iptables-nft's, else nft's own
+  [
+    /^(?:ip6? [sd]addr|meta (?:l4proto|mark)|(?:tcp|udp|th) dport|ct state|i(?:if|of)name).* (?:jump|goto) (?:KUBE|DOCKER|CILIUM|cali|FLANNEL)-/,
+    'nft',
+  ],
+  [
+    /^(?:ip6? [sd]addr|meta (?:l4proto|mark)|(?:tcp|udp|th) dport|ct state|i(?:if|of)name)\b.* (?:jump|goto|accept|drop|reject|return|masquerade|dnat to|snat to|vmap|meta mark set)\b/,
+    'nft-rules',
+  ],
+  [
+    /^IP Virtual Server version|^Prot LocalAddress:Port|^ *-> (?:RemoteAddress|\[?[\d.:a-f]+\]?:\d+ )/,
+    'ipvsadm',
+  ],
+  // a connection's row (pro, expire mm:ss, state, source, virtual, destination) or -c's header
+  [
+    /^(?:(?:TCP|UDP|SCTP|IP) +\d+:\d\d +\S+ +\S+:\d+ +\S+:\d+ +\S+:\d+|IPVS connection entries|pro +expire +state +source +virtual +destination)$/,
+    'ipvs-connections',
+  ],
+  [/^(?:TCP|UDP|SCTP) +\S+:\d+ +\w+/, 'ipvsadm'],
+  [/^-[AaEeDd] -[tuf] \S+/, 'ipvsadm'],
+  [
+    /^(?:Type: (?:hash|bitmap|list):|(?:Revision|Header|Size in memory|References|Number of entries): |Members:$)/,
+    'ipset',
+  ],
+  [/^(?:create|add) KUBE-[\w-]+ /, 'ipset'],
+];
