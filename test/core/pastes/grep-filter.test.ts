@@ -145,6 +145,38 @@ describe('iptables-save piped through a filter other than grep, or a grep -v tha
     assert.ok(web?.partial, text);
   });
 
+  // each stage said by what its tool prints, never "the lines matching" of one that matches none
+  const SAID: [command: string, keeps: string][] = [
+    ['grep 10.244.1.5', 'the lines matching its pattern'],
+    ['grep -v DOCKER', 'the lines not matching its pattern'],
+    ['rg 10.244.1.5', 'the lines matching its pattern'],
+    ['ag 10.244.1.5', 'the lines matching its pattern'],
+    ["awk '/10.244.1.5/'", 'the lines matching its pattern'],
+    ["awk '!/DOCKER/ {print}'", 'the lines not matching its pattern'],
+    ["awk '{print $1, $2}'", 'what its program prints of each line'],
+    ["sed -n '/10.244.1.5/p'", 'the lines matching its pattern'],
+    ["sed -n '2,4p'", 'lines 2 to 4 of its input'],
+    ["sed '/DOCKER/d'", 'the lines not matching its pattern'],
+    ['tail -n 3', 'the last 3 lines of its input'],
+    [
+      'grep KUBE | sort',
+      'what each stage keeps: `grep` the lines matching its pattern; `sort` its lines, sorted (not in the order the listing printed them)',
+    ],
+  ];
+  for (const [command, keeps] of SAID)
+    it(`the headline and the chain say what \`${command}\` keeps: ${keeps}`, () => {
+      // grep's output holds only the rules its pattern matches (more were put there by hand)
+      const { web, text } = read(
+        command,
+        (l) => !command.startsWith('grep 10') || l.includes('10.244.1.5'),
+      );
+      const headline = text.split('\n')[0]!;
+      assert.ok(headline.includes(`(line 1): only ${keeps}`), headline);
+      assert.ok(web?.partial?.includes(`printed only ${keeps}:`), web?.partial);
+      if (!keeps.includes('lines matching'))
+        assert.doesNotMatch(text, /lines matching its pattern/);
+    });
+
   it('a `|` inside quotes does not split the pipe: the grep is named whole', () => {
     assert.equal(grepFilter('$ iptables-save | grep "web\\|10.96"')?.command, 'grep "web\\|10.96"');
     assert.equal(grepFilter("$ iptables-save | awk '/a|b/' | cat")?.command, "awk '/a|b/'");

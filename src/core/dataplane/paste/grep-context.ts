@@ -1,5 +1,6 @@
 // The context a grep typed on a command line prints (`grep -A N`, `-B N`, `-C N`): every reader
 // of a listing piped through grep (iptables', ipvsadm's, nft's) asks it how far a window reaches.
+import { stageKeeps } from './filter-stage.js';
 
 /** The context a grep typed on a command line prints: lines after and before each match. */
 export interface GrepContext {
@@ -90,11 +91,20 @@ export const thenByText = (c: GrepContext | null | undefined) =>
     c?.thenBy ? `; \`${c.thenBy}\` after grep in the pipe may drop lines` : '',
   ].join('');
 
+/** What the filtering stages of a pipe print, one after another. */
+const keepsOf = (stages: string[]) =>
+  stages.length === 1
+    ? stageKeeps(stages[0]!)
+    : `what each stage keeps: ${stages.map((s) => `\`${/^\s*(?:sudo\s+)?(\S+)/.exec(s)![1]!.replace(/^.*\//, '')}\` ${stageKeeps(s)}`).join('; ')}`;
+
 /** A grep without context options on a command line: it prints only the lines that match, so
  * every listing piped through it holds part of each chain it shows. */
 export interface GrepFilter {
   /** The grep, as typed (`grep -i nginx`). */
   command: string;
+  /** What the pipe's filtering stages print of the listing, as the object of "only" ("the lines
+   * matching its pattern", "what its program prints of each line"). */
+  keeps: string;
   /** The pattern as a fixed string where grep keeps exactly the lines holding it (one grep, no
    * -v/-x, no regex operator); undefined where which lines it kept cannot be said so. */
   fixed?: string;
@@ -180,11 +190,9 @@ export function grepFilter(line: string): GrepFilter | undefined {
   const grep = /^\s*(?:sudo\s+)?(?:\S*\/)?[ef]?grep(\s.*)?$/.exec(filters[0]!);
   // a shell comment after it (`grep nginx # no rows`) is not its argument
   const args = (grep?.[1] ?? '').replace(/(?:^|\s)#.*/, '');
+  const stages = filters.map((f) => f.replace(/(?:^|\s)#.*/, '').trim());
   if (!grep || filters.length > 1)
-    return {
-      command: filters.map((f) => f.replace(/(?:^|\s)#.*/, '').trim()).join(' | '),
-      ignoreCase: false,
-    };
+    return { command: stages.join(' | '), keeps: keepsOf(stages), ignoreCase: false };
   const words = stageWords(args);
   // `-e PATTERN` names the pattern, which may start with "-" (`grep -e '-A'`)
   const afterE = (k: number) => k > 0 && words[k - 1]!.option && words[k - 1]!.text === '-e';
@@ -204,6 +212,7 @@ export function grepFilter(line: string): GrepFilter | undefined {
     (fixedForm || !OPERATOR.test(text));
   return {
     command: `grep${args}`.trim(),
+    keeps: stageKeeps(stages[0]!),
     ignoreCase: options.some((o) => /^-[a-zA-Z]*i|^--ignore-case/.test(o.text)),
     ...(literal ? { fixed: fixedForm ? text : text.replace(/\\([-.])/g, '$1') } : {}),
   };

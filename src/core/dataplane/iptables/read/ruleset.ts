@@ -67,7 +67,7 @@ export class Ruleset {
   /** Where the dump was cut short, set by the parser; undefined for a dump read to its end. */
   cut: DumpCut | undefined;
   /** The greps without context options whose output the dump is: each chain it shows is part. */
-  filtered: { command: string; line: number }[] = [];
+  filtered: { command: string; line: number; keeps: string }[] = [];
   private byLine: Map<number, { table: Table; id: number }> | undefined;
 
   constructor(

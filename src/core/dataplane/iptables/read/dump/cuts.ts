@@ -3,6 +3,7 @@
 // elision or a paste that starts inside a table leaves not whole.
 import { text } from '../lexer.js';
 import type { ListViewCut } from '../paste/list-view/to-rules.js';
+import type { Ruleset } from '../ruleset.js';
 import type { Table } from '../table.js';
 import { excerpt } from '../../../../sanitize.js';
 import { DumpState } from './state.js';
@@ -155,7 +156,7 @@ export abstract class DumpCuts extends DumpState {
         const name = t.nameOf(c);
         t.partial.set(
           name,
-          `\`${excerpt(f.command, 60)}\` (line ${f.line}) printed only the lines matching its pattern: its other rules are not in the paste`,
+          `\`${excerpt(f.command, 60)}\` (line ${f.line}) printed only ${f.keeps}: its other rules are not in the paste`,
         );
         t.cutAbove.add(name);
       }
@@ -163,7 +164,7 @@ export abstract class DumpCuts extends DumpState {
         this.saidFiltered.add(f);
         this.warn(
           'view',
-          `lines ${f.start}-${f.end} are the output of \`${excerpt(f.command, 60)}\` (line ${f.line}): only the lines matching its pattern, so the chains they show are not whole: no share or count of their endpoints is stated`,
+          `lines ${f.start}-${f.end} are the output of \`${excerpt(f.command, 60)}\` (line ${f.line}): only ${f.keeps}, so the chains they show are not whole: no share or count of their endpoints is stated`,
           f.line,
         );
       }
@@ -197,10 +198,10 @@ export abstract class DumpCuts extends DumpState {
   }
 
   /** The greps without context options whose output holds the rules read. */
-  protected filteredBy(): { command: string; line: number }[] {
+  protected filteredBy(): Ruleset['filtered'] {
     return this.grep.filtered
       .filter((f) => !this.notGrepped.has(f))
-      .map((f) => ({ command: f.command, line: f.line }));
+      .map((f) => ({ command: f.command, line: f.line, keeps: f.keeps }));
   }
 
   /** The chains a typed `iptables -S CHAIN N` lists rule N of, that rule alone (the rules
