@@ -25,15 +25,39 @@ function entryText(e: EntryPoint): string {
   // kube-proxy writes a port on every Service entry: a rule without one lost it in printing
   const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : '?');
   const protocol = e.protocol ? `/${e.protocol}` : '';
+  // a node port rule or virtual server for one address: said with it (kube-proxy's localhost one)
+  const on = e.kind === 'node-port' && e.address !== undefined;
   const where =
     e.kind === 'node-port'
-      ? `${kind} ${port}${e.from === 'ipvs' ? `${protocol} on ${e.address}` : ''}`
+      ? `${kind} ${port}${on ? `${protocol} on ${nodePortAddress(e.address!)}` : ''}`
       : `${kind} ${hostPort(e.address ?? '', port)}`;
   if (e.proxyPort !== undefined)
-    return `${where}${e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
-  const proto = e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol;
+    return `${where}${on ? '' : protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
+  const proto = on ? '' : protocol;
   const unshown = e.port === undefined && e.from !== 'ipvs' ? ' (port not shown)' : '';
   return `${where}${proto}${unshown}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
+}
+
+/** The node's loopback addresses (127.0.0.0/8, ::1). */
+const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+(?:\/(?:[89]|[12]\d|3[0-2]))?|::1(?:\/128)?)$/;
+
+/** The address a node port entry takes: where it is the node's loopback, what kube-proxy means
+ * by it (its localhost node port rule, -d 127.0.0.0/8 under --iptables-localhost-nodeports; IPVS's
+ * virtual server on 127.0.0.1 where nodePortAddresses holds it). */
+const nodePortAddress = (address: string) =>
+  LOOPBACK.test(address)
+    ? `${address} (localhost: the node port reached on the node's loopback addresses)`
+    : address;
+
+/** A masquerade rule's condition, and where kube-proxy writes it for one case, what it means:
+ * its localhost node port clients (-s 127.0.0.0/8 in KUBE-NODEPORTS, before 1.24), and its
+ * "LOCAL traffic" (--src-type LOCAL: sent from one of the node's own addresses). */
+function masqueradeText(condition: string): string {
+  if (/^-s (?:127\.0\.0\.0\/8|::1\/128)$/.test(condition))
+    return `${condition} (clients on the node's loopback: their replies must come back through it, not from the Pod)`;
+  if (/(?:^|\s)--src-type LOCAL(?:\s|$)/.test(condition) && !/! --src-type LOCAL/.test(condition))
+    return `${condition} (traffic sent from the node itself: its own addresses, host processes and hostNetwork Pods)`;
+  return condition;
 }
 
 /** Where an l7-load-balancer frontend's connections go. */
@@ -107,7 +131,9 @@ export function treeText(t: ServiceTree): string[] {
   for (const c of t.absentChains ?? [])
     out.push(`  ${c}  (chain not in this paste: its endpoints are unknown)`);
   for (const m of t.masquerade)
-    out.push(`  masquerade  ${m.condition}  (${m.chain}${m.line ? ` line ${m.line}` : ''})`);
+    out.push(
+      `  masquerade  ${masqueradeText(m.condition)}  (${m.chain}${m.line ? ` line ${m.line}` : ''})`,
+    );
   for (const v of t.verdicts)
     out.push(
       `  ${v.kind.toUpperCase()}  ${v.comment ?? ''}  (${[v.table, v.chain].filter(Boolean).join(' ')}${v.line ? ` line ${v.line}` : ''})`,

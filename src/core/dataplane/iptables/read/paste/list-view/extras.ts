@@ -49,6 +49,7 @@ const PRINTS = [
   'masq ports: ',
   'random-fully',
   'reject-with ',
+  'nfacct-name ',
 ];
 
 /** Targets whose -L print always carries an option (`to:`, `reject-with`, MARK's operation). */
@@ -127,6 +128,10 @@ export function extrasOf(rest: string, target: string | undefined): Extras {
       x.matches.push(`-m conntrack ${m[1] ? '! ' : ''}--ctstate ${m[2]}`);
     else if ((m = take(/^(! )?state (\S+)/)))
       x.matches.push(`-m state ${m[1] ? '! ' : ''}--state ${m[2]}`);
+    // libxt_nfacct prints " nfacct-name " and the name as xtables_save_string writes it (a blank
+    // before it, quoted where it holds one): kube-proxy's localhost node port and INVALID counters
+    else if ((m = take(/^nfacct-name\s+("(?:[^"\\]|\\.)*"|\S+)/)))
+      x.matches.push(`-m nfacct --nfacct-name ${m[1]}`);
     else if ((m = take(/^multiport dports (\S+)/))) x.matches.push(`-m multiport --dports ${m[1]}`);
     else if ((m = take(/^to:(\S+)/))) {
       if (!TO.test(m[1]!)) x.incomplete = m[0];
