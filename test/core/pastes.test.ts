@@ -1689,7 +1689,7 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     );
   });
 
-  it('ipvsadm commands with short options run together (-At, -at) and real servers without a port (the service port)', () => {
+  it('ipvsadm commands with short options run together (-At, -at) and real servers without a port (the service port, as -g gives)', () => {
     const x = reads(`[root@lb ~]# ipvsadm -At 8.8.8.8:80 -s rr
 [root@lb ~]# ipvsadm -at 8.8.8.8:80 -r 192.168.10.2 -m
 [root@lb ~]# ipvsadm -at 8.8.8.8:80 -r 192.168.10.3:8080 -g -w 2
@@ -1697,7 +1697,7 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     assert.ok(x.mode === 'ipvs');
     assert.deepEqual(
       x.dump.services[0]!.realServers.map((r) => `${r.address} ${r.forward} ${r.weight}`),
-      ['192.168.10.2:80 Masq 1', '192.168.10.3:8080 Route 2'],
+      ['192.168.10.2:80 Masq 1', '192.168.10.3:80 Route 2'],
     );
   });
 

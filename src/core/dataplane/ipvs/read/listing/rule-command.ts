@@ -119,3 +119,20 @@ export function ruleCommand(line: string): RuleCommand | undefined {
       : `${c.server}:${port}`;
   return { ...c, op, protocol, address, typed: !saved };
 }
+
+/** The real server ipvsadm sends the kernel for an add or edit (process_options): its forwarding
+ * -g (direct routing) and its weight 1 where not given; with -g or -i, the virtual service's port
+ * (a firewall mark's real server keeps its own). The kernel replaces every field on an edit. */
+export function ipvsadmDest(command: RuleCommand): {
+  server: string;
+  forward: string;
+  weight: number;
+} {
+  const forward = command.forward ?? 'Route';
+  const port = /:(\d+)$/.exec(command.address)?.[1];
+  const server =
+    port && command.protocol !== 'fwmark' && (forward === 'Route' || forward === 'Tunnel')
+      ? command.server!.replace(/:[\w-]+$/, `:${port}`)
+      : command.server!;
+  return { server, forward, weight: command.weight ?? 1 };
+}

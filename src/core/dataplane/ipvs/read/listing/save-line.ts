@@ -3,7 +3,7 @@
 // in any order as ipvsadm's getopt takes them: applied in order, as ipvsadm would.
 import type { IpvsRealServer, IpvsService } from '../listing.js';
 import { isName } from '../addresses.js';
-import { ruleCommand, type RuleCommand } from './rule-command.js';
+import { ipvsadmDest, ruleCommand, type RuleCommand } from './rule-command.js';
 import { unreadable, type ListingRead } from './state.js';
 import { bareStart } from './elisions.js';
 import { serviceKey } from './virtual-server-line.js';
@@ -108,23 +108,19 @@ function editRealServer(
     owner.partial ??= `its real server at line ${no} lacks ${lacks}, which ipvsadm-save prints on every one: not read`;
     return;
   }
-  const server = command.server!;
-  const at = owner.realServers.findIndex((s) => s.address === server);
   if (command.op === 'd') {
+    const at = owner.realServers.findIndex((s) => s.address === command.server);
     if (at >= 0) owner.realServers.splice(at, 1);
     return;
   }
+  // read as ipvsadm applies it: a typed command's defaults are ipvsadm's, not kube-proxy's
+  const { server, forward, weight } = ipvsadmDest(command);
+  const at = owner.realServers.findIndex((s) => s.address === server);
   if (command.op === 'a' && at >= 0) {
     r.duplicates.push(no);
     return;
   }
-  const before = at >= 0 ? owner.realServers[at] : undefined;
-  const rs: IpvsRealServer = {
-    address: server,
-    forward: command.forward ?? before?.forward ?? 'Masq',
-    weight: command.weight ?? before?.weight ?? 1,
-    line: no,
-  };
-  if (before) owner.realServers.splice(at, 1, rs);
+  const rs: IpvsRealServer = { address: server, forward, weight, line: no };
+  if (at >= 0) owner.realServers.splice(at, 1, rs);
   else owner.realServers.push(rs);
 }
