@@ -80,6 +80,13 @@ function readPart(o: TraceOutcome): string {
     : 'no rule read changed the destination';
 }
 
+/** How IPVS sends a packet on without DNAT, by its real server's forwarding method. */
+const SENT: Record<NonNullable<TraceOutcome['forward']>, string> = {
+  route: 'sent by direct routing (only the MAC rewritten) to',
+  tunnel: 'encapsulated in IP-in-IP to',
+  local: "taken by the node's own real server",
+};
+
 /** An outcome the packet goes on in: where to, and whether masqueraded. */
 function routed(o: TraceOutcome, i: number, a: TraceAnswer): string {
   const r = a.result;
@@ -88,7 +95,9 @@ function routed(o: TraceOutcome, i: number, a: TraceAnswer): string {
     : '';
   const where = o.dnat
     ? `${translatedBy(o)} ${o.dnat}${gone}`
-    : 'no rule changed the destination: routed unchanged';
+    : o.forward
+      ? `${SENT[o.forward]} ${o.destination} (destination ${hostPort(r.packet.dst, r.packet.dport ?? 0)} kept)`
+      : 'no rule changed the destination: routed unchanged';
   // a process on the node sends; only a packet that came in is forwarded
   const went =
     o.delivery === 'local'
@@ -181,6 +190,7 @@ export function traceDoc(a: TraceAnswer) {
         masquerade: unknown ? null : o.masquerade,
         verdict: unknown ? null : o.verdict,
         delivery: unknown ? null : o.delivery,
+        ...(o.forward ? { forward: o.forward } : {}),
         ...(a.stale.includes(i) ? { noPodHasTarget: true } : {}),
         ...(unknown
           ? {

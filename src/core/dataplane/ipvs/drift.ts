@@ -25,6 +25,7 @@ import { stalePorts, stalePortsText } from './drift/stale-ports.js';
 import { ipvsIptablesDrift } from './drift/iptables-rules.js';
 import { notReadByAddress } from './traits.js';
 import type { Ruleset } from '../iptables/read/parse.js';
+import { FORWARD_FLAG } from './forwarding.js';
 
 export interface IpvsDriftInput {
   node: string;
@@ -63,9 +64,6 @@ const FLAG = { ...IPVS_SERVICE_FLAG, fwmark: '-f' } as const;
 const vsLine = (v: { protocol: keyof typeof FLAG; address: string }) =>
   `${FLAG[v.protocol]} ${v.address}`;
 
-/** ipvsadm's forwarding methods as ipvsadm-save writes them. */
-const FORWARD: Record<string, string> = { Masq: '-m', Route: '-g', Tunnel: '-i', Local: '-g' };
-
 /** A virtual server as read, in ipvsadm-save's words, with where it was read: what the node has
  * is shown as a line, whichever view it was read from. */
 const vsText = (s: IpvsService, source: string) =>
@@ -79,7 +77,7 @@ const rsText = (s: IpvsService, r: IpvsRealServer, source: string) =>
   lineAt(
     source,
     r.line,
-    `-a ${vsLine(s)} -r ${r.address}${r.forward ? ` ${FORWARD[r.forward] ?? r.forward}` : ''}${r.weight !== undefined ? ` -w ${r.weight}` : ''}`,
+    `-a ${vsLine(s)} -r ${r.address}${r.forward ? ` ${FORWARD_FLAG[r.forward] ?? r.forward}` : ''}${r.weight !== undefined ? ` -w ${r.weight}` : ''}`,
   );
 
 export function ipvsDrift(input: IpvsDriftInput): NodeDrift {

@@ -1,7 +1,8 @@
 // A packet walked through a node in IPVS mode, as the kernel handles it: routing first (IPVS sees
 // only packets for a local address: a node address, or a VIP kube-proxy bound to kube-ipvs0),
 // then the virtual server of the packet's protocol and address, which picks a real server by its
-// share (weight / sum for rr and wrr) and rewrites the destination (Masq); no real server: the
+// share (weight / sum for rr and wrr) and sends it on by the real server's forwarding method
+// (forwarding.ts: kube-proxy's Masq rewrites the destination); no real server: the
 // kernel answers ICMP port unreachable. A local address no virtual server takes is the node's
 // own: it answers a ping itself. Masquerading follows kube-proxy's nat rules for the ipsets.
 import { IPVS_SERVICE_FLAG } from '../../nodes/commands.js';
@@ -17,6 +18,7 @@ import type {
   TraceResult,
 } from '../trace/trace.js';
 import { pickedBy, picksByWeight } from './schedulers.js';
+import { FORWARD_FLAG, sentTo } from './forwarding.js';
 
 export interface IpvsTraceOptions {
   /** kube-proxy's clusterCIDR: traffic from outside it to a Service is masqueraded. */
@@ -146,6 +148,10 @@ export function traceIpvsPacket(
       `${vs.scheduler !== undefined ? `scheduler ${vs.scheduler}` : 'no scheduler in this view'}: the real server is picked by ${pickedBy(vs.scheduler)}; each is shown with an equal share`,
     );
   const fromOutside = o.clusterCIDR === undefined || !containsAny(o.clusterCIDR, src);
+  const marked =
+    o.masqueradeAll || fromOutside
+      ? `KUBE-CLUSTER-IP: ${o.masqueradeAll ? 'masqueradeAll' : `from outside ${o.clusterCIDR ?? 'the cluster CIDR (not configured)'}`}`
+      : undefined;
   return {
     packet,
     enters,
@@ -158,15 +164,13 @@ export function traceIpvsPacket(
           : byWeight
             ? r.weight! / total
             : 1 / live.length;
-      const ip = r.address.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
-      const masquerade = o.masqueradeAll || fromOutside || ip === src;
+      const sent = sentTo(r, { src, to: address }, marked);
+      const flag = r.forward !== undefined ? FORWARD_FLAG[r.forward] : undefined;
       return outcome({
         probability: p,
         ...(unweighed ? { shareUnknown: 'weight not in the listing' } : {}),
-        destination: r.address,
-        dnat: r.address,
-        delivery: 'forward',
-        masquerade,
+        ...sent.outcome,
+        assumptions: [...assumptions, ...sent.assumptions],
         rules: [
           routing,
           vsRule(
@@ -180,8 +184,8 @@ export function traceIpvsPacket(
             table: 'ipvs',
             chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
             line: r.line,
-            rule: `-a ${FLAG[vs.protocol]} ${vs.address} -r ${r.address} -m${r.weight !== undefined ? ` -w ${r.weight}` : ''}`,
-            effect: `DNAT ${r.address}${masquerade ? (ip === src ? ', masqueraded (KUBE-LOOP-BACK: a Pod sent to itself)' : `, masqueraded (KUBE-CLUSTER-IP: ${o.masqueradeAll ? 'masqueradeAll' : `from outside ${o.clusterCIDR ?? 'the cluster CIDR (not configured)'}`})`) : ''}`,
+            rule: `-a ${FLAG[vs.protocol]} ${vs.address} -r ${r.address}${flag ? ` ${flag}` : ''}${r.weight !== undefined ? ` -w ${r.weight}` : ''}`,
+            effect: sent.effect,
           },
         ],
       });

@@ -58,6 +58,9 @@ export interface TraceOutcome {
   delivery: 'local' | 'forward';
   /** The DNAT target when the destination was changed. */
   dnat?: string;
+  /** IPVS: sent to `destination` without DNAT, by its real server's forwarding method: direct
+   * routing (the MAC rewritten), IP-in-IP, or the node's own address (passed up unchanged). */
+  forward?: 'route' | 'tunnel' | 'local';
   mark: number;
   rules: MatchedRule[];
   assumptions: string[];
