@@ -94,6 +94,11 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       "the BPF map listing prints no protocols (bpf lb list before 1.17): each entry is read as the one of every protocol's frontend on its address and port, which protocol's it is not shown",
       d.protocolNotShown,
     );
+  if (d.portsSwapped)
+    say(
+      `frontend ports printed in network byte order, each read with its two bytes swapped back: ${listed(d.portsSwapped.map((s) => `${s.printed} as ${s.port}`))} (this bpf lb list writes its Service column "ADDR:PORT/ANY" without a slot after it, as Cilium's lbmap printed it in 2021, before its serviceKey converted the port: the port as the BPF map stores it; a little-endian node's 80 shows as 20480; backends' ports are printed right)`,
+      d.portsSwapped[0]!.line,
+    );
   const drops = d.frontends.filter(isDropEntry);
   if (drops.length > 0)
     say(

@@ -153,6 +153,9 @@ export interface CiliumTable {
   protocolNotShown?: number;
   /** The lines a markdown reply quotes ("> " before each), read without the marks. */
   quote?: Quote;
+  /** Frontend ports a release printed in network byte order (bpf-lb-list.ts), each as printed and
+   * as read, at its line. */
+  portsSwapped?: { line: number; printed: number; port: number }[];
   /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"), on its own
    * table and on the frontends table read with it; undefined where it was not read. */
   backendStates?: Map<string, BackendState>;

@@ -165,10 +165,12 @@ function joined(
     ? { frontends: run.frontends, bare: undefined }
     : filledIn(a.frontends, b.frontends);
   const notShown = [a.protocolNotShown, bare, b.protocolNotShown].find((x) => x !== undefined);
+  const portsSwapped = [...(a.portsSwapped ?? []), ...(b.portsSwapped ?? [])];
   return {
     ...a,
     frontends,
     ...(notShown !== undefined ? { protocolNotShown: notShown } : {}),
+    ...(portsSwapped.length > 0 ? { portsSwapped } : {}),
     ...(run
       ? { rerun: [...(a.rerun ?? []), at], runChanges: [...(a.runChanges ?? []), run.change] }
       : { alsoForms: [...(a.alsoForms ?? []), b.form, ...(b.alsoForms ?? [])] }),

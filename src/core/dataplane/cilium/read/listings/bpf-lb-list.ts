@@ -51,7 +51,8 @@ export function bpfLbJson(text: string, source: string): CiliumTable {
       const next = text.indexOf(JSON.stringify(entry), at + 1);
       at = next >= 0 ? next : at;
       const [first, rest] = firstWord(entry as string);
-      if (!rows.row(key.split(/\s+/)[0]!, first, rest, lineOf(at)))
+      const [service, slot] = key.split(/\s+/);
+      if (!rows.row(service!, first, rest, lineOf(at), slot !== undefined))
         fail(
           source,
           lineOf(at),
@@ -59,7 +60,7 @@ export function bpfLbJson(text: string, source: string): CiliumTable {
         );
     }
   }
-  return { form: 'bpf-lb-list', source, frontends: [...rows.byKey.values()] };
+  return { form: 'bpf-lb-list', source, frontends: [...rows.byKey.values()], ...rows.swappedOf() };
 }
 
 /** The line of each position of `text` asked, counting its newlines on from the last position
@@ -82,12 +83,23 @@ function firstWord(entry: string): [string, string] {
   return space < 0 ? [entry, ''] : [entry.slice(0, space), entry.slice(space)];
 }
 
+/** A port as a little-endian host reads the two bytes of one stored in network byte order. */
+const swapped = (port: number) => ((port & 0xff) << 8) | (port >> 8);
+
+/** Whether the Service column is printed as the lbmap of Cilium's 2021 master printed it: its
+ * serviceKey wrote "ADDR:PORT/PROTO" with the port as the BPF map stores it, in network byte order
+ * (`bpf lb list` calls String on the key before ToHost), and its protocol even where it is ANY;
+ * the release after converts the port and leaves ANY out, and 1.17+ print the slot after the key.
+ * So "/ANY" without a slot after it is that printer's: its port is byte-swapped (80 as 20480). */
+const networkOrder = (service: string, slotted: boolean) => !slotted && /:\d+\/ANY$/.test(service);
+
 /** The Services of `bpf lb list` as its rows are read, table or JSON: `row` takes a row's
- * Service column (its address) and its entry, as its first word and the rest ("ADDR", " (revnat)
- * (slot) [flags]"; or "backend", " N not found"), and gives the frontend it is of, undefined
- * where the two are no such row. */
+ * Service column (its address, `slotted` where its slot is printed after it) and its entry, as its
+ * first word and the rest ("ADDR", " (revnat) (slot) [flags]"; or "backend", " N not found"), and
+ * gives the frontend it is of, undefined where the two are no such row. */
 export function bpfRows(source: string) {
   const byKey = new Map<string, CiliumFrontend>();
+  const swaps: NonNullable<CiliumTable['portsSwapped']> = [];
   // newer releases print the Service address on every row: each is parsed once
   const byToken = new Map<string, CiliumFrontend>();
   const withServiceRow = new Set<CiliumFrontend>();
@@ -96,11 +108,16 @@ export function bpfRows(source: string) {
     first: string,
     rest: string,
     at: number,
+    slotted = false,
   ): CiliumFrontend | undefined => {
     let fe = byToken.get(service);
     if (!fe) {
       const a = parseAddress(service);
       if (!a || (first !== 'backend' && parseAddress(first) === undefined)) return undefined;
+      if (networkOrder(service, slotted) && a.port !== swapped(a.port)) {
+        swaps.push({ line: at, printed: a.port, port: swapped(a.port) });
+        a.port = swapped(a.port);
+      }
       const key = frontendKey(a);
       fe = byKey.get(key);
       if (!fe) {
@@ -177,7 +194,8 @@ export function bpfRows(source: string) {
     if (state) backend.state = state;
     fe.backends.push(backend);
   }
-  return { byKey, row, slot, withServiceRow };
+  const swappedOf = () => (swaps.length > 0 ? { portsSwapped: swaps } : {});
+  return { byKey, row, slot, withServiceRow, swappedOf };
 }
 
 /** `cilium-dbg bpf lb list`: a row per Service map entry. Slot 0 ("0.0.0.0:0 (revnat) (0)
@@ -199,8 +217,8 @@ export function bpfLbList(lines: string[], source: string): CiliumTable {
       return;
     }
     // "SERVICE [(slot)] ENTRY REST": a row of a Service; else the next entry of the one above
-    const m = /^(\S+)(?:\s+\(\d+\))?\s+(\S+)(.*)$/.exec(t);
-    const fe = m ? rows.row(m[1]!, m[2]!, m[3]!, at) : undefined;
+    const m = /^(\S+)(\s+\(\d+\))?\s+(\S+)(.*)$/.exec(t);
+    const fe = m ? rows.row(m[1]!, m[3]!, m[4]!, at, m[2] !== undefined) : undefined;
     if (fe) {
       current = fe;
       return;
@@ -240,5 +258,6 @@ export function bpfLbList(lines: string[], source: string): CiliumTable {
     frontends: [...rows.byKey.values()],
     ...(cuts.length > 0 ? { cut: cuts } : {}),
     ...(unreadFrom ? { unreadFrom } : {}),
+    ...rows.swappedOf(),
   };
 }
