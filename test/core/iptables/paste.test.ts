@@ -484,6 +484,9 @@ describe('pastes cut short', () => {
     for (const [last, why] of [
       ['-A KUBE-MARK-DROP -j MARK --set-xm', 'inside its MARK option\'s name \\("--set-xm"\\)'],
       ['-A KUBE-SEP-AAAAAAAAAAAAAAAA -p tcp -m tcp -j DNAT --to-destination', 'DNAT without'],
+      // libxt_MARK prints the mark and its mask whole: "0x4000/" stops inside the value
+      ['-A KUBE-MARK-DROP -j MARK --set-xmark 0x8000/', 'inside its value \\("0x8000/"'],
+      ['-A KUBE-MARK-DROP -j MARK --set-xmark 0x', 'inside its value \\("0x"'],
     ] as const) {
       const rs = parseIptables([...declared, last].join('\n'), { table: 'nat' });
       const cut = truncated(rs);

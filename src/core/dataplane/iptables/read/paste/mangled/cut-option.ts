@@ -29,8 +29,15 @@ const TARGET_OPTIONS: Record<string, Record<string, boolean>> = {
   },
 };
 
+/** The values libxt_MARK prints: a mark, and with --set-xmark its mask after "/"
+ * (`--set-xmark 0x4000/0x4000`), each in hex: a value that stops before its digits is cut. */
+const MARK_VALUE = /^0x[\da-f]+(?:\/0x[\da-f]+)?$/i;
+
 /** Why a rule's text ends cut inside its target's options, or undefined where it does not. */
 export function cutTargetOption(spec: string): string | undefined {
+  const mark = / -j MARK .*--([a-z-]+) (\S+)$/.exec(spec);
+  if (mark && TARGET_OPTIONS.MARK![mark[1]!] && !MARK_VALUE.test(mark[2]!))
+    return `MARK's --${mark[1]} cut inside its value ("${mark[2]}": iptables prints a mark and its mask whole, in hex)`;
   const m = / -j ([A-Z]+)((?: \S+)*?) (--[a-z-]+)$/.exec(spec);
   const options = m ? TARGET_OPTIONS[m[1]!] : undefined;
   if (!m || !options) return undefined;
