@@ -22,6 +22,7 @@ import {
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 import { isPort } from '../cluster/nodes/valid-command.js';
 import { readStop } from '../core/dataplane/iptables/trace/trace-cut.js';
+import { ipvsReadStop } from '../core/dataplane/ipvs/trace-cut.js';
 import { Option } from 'commander';
 
 export interface TraceOptions extends SourceFlags {
@@ -61,9 +62,11 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   const node = analysis.node(name!, undefined, family);
   // an unreadable dump or table is said before the source address is asked for
   if (node.mode() !== 'iptables') {
-    // (an unreadable listing is in driftUnavailable's reason)
+    // (an unreadable listing is in driftUnavailable's reason); an IPVS listing cut short is
+    // walked as far as it was read, as an iptables dump is
     const unavailable = node.driftUnavailable();
-    if (unavailable) throw new UsageError(unavailableText(name!, unavailable));
+    const walked = unavailable?.kind === 'listing-cut' && node.mode() === 'ipvs';
+    if (unavailable && !walked) throw new UsageError(unavailableText(name!, unavailable));
   } else node.ruleset();
   const nodeIP = analysis.view.nodes
     .find((n) => n.name === name)
@@ -84,8 +87,10 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   });
   // a dump cut short is walked as far as it was read, and says where it stopped
   const read = node.mode() === 'iptables' ? node.rules() : undefined;
-  const stop =
-    read?.ruleset && readStop(read.ruleset, dumpFile(o)(name!, read.source), result.outcomes);
+  const ipvs = node.mode() === 'ipvs' ? node.ipvs() : undefined;
+  const stop = read?.ruleset
+    ? readStop(read.ruleset, dumpFile(o)(name!, read.source), result.outcomes)
+    : ipvs?.read && ipvsReadStop(ipvs.read.table, dumpFile(o)(name!, ipvs.source), result);
   const answer = traceAnswer(result, analysis.view, name!, stop);
   const how = invocationOf(g, { snapshot: o.snapshot });
   if (shown === 'json') writeDoc(traceDoc(answer));

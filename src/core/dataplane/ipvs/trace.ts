@@ -50,16 +50,22 @@ export function traceIpvsPacket(
     protocol === 'icmp'
       ? undefined
       : read.table.services.find((s) => s.protocol === protocol && s.address === address);
-  const local = bound || net.localAddresses.includes(dst) || (read.bound === undefined && !!vs);
+  const name = `${protocol.toUpperCase()} ${address}`;
+  // a listing cut short: the virtual server may be past the cut (and its address bound for it)
+  const pastCut = !vs && protocol !== 'icmp' ? read.table.cut : undefined;
+  const owned = bound || net.localAddresses.includes(dst) || (read.bound === undefined && !!vs);
+  const local = owned || (read.bound === undefined && pastCut !== undefined);
   const routing: MatchedRule = {
     table: 'routing',
     chain: 'local',
     line: 0,
     rule: bound
       ? `${dst} is bound to kube-ipvs0 (ip -br addr)`
-      : local
+      : owned
         ? `${dst} is an address of this node`
-        : `${dst} is not an address of this node`,
+        : local
+          ? `${dst} is bound to kube-ipvs0 if a virtual server past the cut has it (kube-ipvs0 not read)`
+          : `${dst} is not an address of this node`,
     effect: local ? 'delivered locally: IPVS sees it' : 'routed on: IPVS never sees it',
   };
   const outcome = (o: Partial<TraceOutcome> & Pick<TraceOutcome, 'rules'>): TraceOutcome => ({
@@ -80,21 +86,22 @@ export function traceIpvsPacket(
       notes,
       outcomes: [outcome({ delivery: 'forward', rules: [routing] })],
     };
-  // read by address: a virtual server not read may be there or not
-  if (
-    !vs &&
-    protocol !== 'icmp' &&
-    read.byAddress &&
-    !read.byAddress.virtualServers.has(serverKey({ protocol, address }))
-  ) {
-    assumptions.push(
-      `the virtual server ${protocol.toUpperCase()} ${address} was not read (only the Service's own were, by address): what IPVS does with the packet is not known`,
-    );
+  // read by address, or a listing cut short: a virtual server not read may be there or not
+  const unread =
+    protocol === 'icmp' || vs
+      ? undefined
+      : read.byAddress && !read.byAddress.virtualServers.has(serverKey({ protocol, address }))
+        ? `the virtual server ${name} was not read (only the Service's own were, by address)`
+        : pastCut !== undefined
+          ? `the listing is cut at line ${pastCut}: the virtual server ${name} may be past it, not read`
+          : undefined;
+  if (unread) {
+    assumptions.push(`${unread}: what IPVS does with the packet is not known`);
     const rule: MatchedRule = {
       table: 'ipvs',
       chain: '',
       line: 0,
-      rule: `virtual server ${protocol.toUpperCase()} ${address} not read`,
+      rule: `virtual server ${name} not read`,
       effect: 'skipped',
     };
     return { packet, enters, notes, outcomes: [outcome({ rules: [routing, rule] })] };
@@ -116,7 +123,7 @@ export function traceIpvsPacket(
     table: 'ipvs',
     chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
     line: vs.line,
-    rule: `-A ${FLAG[vs.protocol]} ${vs.address} ${vs.scheduler !== undefined ? ` -s ${vs.scheduler}` : ''}${vs.persistent !== undefined ? ` -p ${vs.persistent}` : ''}`,
+    rule: `-A ${FLAG[vs.protocol]} ${vs.address}${vs.scheduler !== undefined ? ` -s ${vs.scheduler}` : ''}${vs.persistent !== undefined ? ` -p ${vs.persistent}` : ''}`,
     effect,
   });
   // a weight not in the listing (--stats, --rate, a row without its columns) may be live
@@ -139,6 +146,10 @@ export function traceIpvsPacket(
   // with a weight not in the listing no real server's share is known, a lone one's included (at
   // weight 0 it takes nothing)
   const unweighed = live.some((r) => r.weight === undefined);
+  // a virtual server read in part (cut inside its real servers, filtered): more may take a share
+  const shareUnknown = unweighed ? 'weight not in the listing' : vs.partial;
+  if (vs.partial)
+    assumptions.push(`${vs.partial}: real servers not read may take a share, so none is known`);
   if (unweighed)
     assumptions.push(
       `a real server's weight is not in the listing: the share of each is not known`,
@@ -157,7 +168,7 @@ export function traceIpvsPacket(
     enters,
     notes,
     outcomes: live.map((r) => {
-      const p = unweighed
+      const p = shareUnknown
         ? 0
         : live.length === 1
           ? 1
@@ -168,14 +179,14 @@ export function traceIpvsPacket(
       const flag = r.forward !== undefined ? FORWARD_FLAG[r.forward] : undefined;
       return outcome({
         probability: p,
-        ...(unweighed ? { shareUnknown: 'weight not in the listing' } : {}),
+        ...(shareUnknown ? { shareUnknown } : {}),
         ...sent.outcome,
         assumptions: [...assumptions, ...sent.assumptions],
         rules: [
           routing,
           vsRule(
-            unweighed
-              ? `${live.length === 1 ? 'one real server' : 'a branch'}, its share not known: weight not in the listing`
+            shareUnknown
+              ? `${live.length === 1 ? 'one real server' : 'a branch'}, its share not known: ${shareUnknown}`
               : live.length === 1
                 ? 'one real server'
                 : `${percent(p)} branch`,
