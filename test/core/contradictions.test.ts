@@ -39,6 +39,9 @@ const CONTRADICTS: { step: string; by: string[]; onEndpointNodes?: boolean }[] =
   { step: 'reachability', by: ['probes-not-recorded', 'probe-not-observed'] },
 ];
 
+/** Steps whose pass says the Service's traffic is forwarded. */
+const FORWARDING = ['traffic-policy', 'hairpin', 'reachability'];
+
 function contradictions(r: Report, facts: Facts): string[] {
   const all = r.steps.flatMap((s) => s.findings.map((f) => ({ step: s.id, f })));
   // the nodes the Service's endpoints run on
@@ -69,6 +72,15 @@ function contradictions(r: Report, facts: Facts): string[] {
     for (const n of named)
       if (!f.evidence.some((e) => e.kind === 'observed' && e.node === n))
         out.push(`${step} [${f.id}] passes for ${n} with nothing observed there`);
+  }
+  // a step that passes forwarding (Traffic policy, Hairpin, Reachability) never rests on a rule
+  // that rejects or drops the traffic: that is no forwarding
+  for (const { step, f } of all) {
+    if (f.status !== 'pass' || f.info || !FORWARDING.includes(step)) continue;
+    for (const e of f.evidence.filter(
+      (x) => x.kind === 'observed' && / -j (REJECT|DROP)\b/.test(x.text),
+    ))
+      out.push(`${step} [${f.id}] passes forwarding with a rule that does not forward: ${e.text}`);
   }
   // a bare ✓ at Reachability needs every node that ran probes (and every
   // node read) to have probed every family of the Service's cluster IPs

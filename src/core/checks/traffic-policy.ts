@@ -259,6 +259,7 @@ function cluster(ctx: CheckContext, svc: Service): Finding[] {
   const wrong: [string, Cause][] = [];
   const shown: [string, Evidence[]][] = [];
   const unread: string[] = [];
+  const rejected: [string, { lines: Evidence[]; toNone: string[] }][] = [];
   // without the EndpointSlices the Rules step compared nothing: no node's rules are known right
   const compared = ctx.slices().length > 0 || !ctx.slicesNotCaptured(svc);
   for (const node of ctx.nodeNames()) {
@@ -268,9 +269,10 @@ function cluster(ctx: CheckContext, svc: Service): Finding[] {
       continue;
     }
     const cause = notForwardedOn(ctx, node);
-    const lines = cause ? undefined : entryLines(ctx, svc, node);
+    const read = cause ? undefined : entryLines(ctx, svc, node);
     if (cause) wrong.push([node, cause]);
-    else if (lines) shown.push([node, lines]);
+    else if (read && read.toNone.length > 0) rejected.push([node, read]);
+    else if (read) shown.push([node, read.lines]);
     else unread.push(node);
   }
   const out: Finding[] = [];
@@ -292,6 +294,7 @@ function cluster(ctx: CheckContext, svc: Service): Finding[] {
       ),
     );
   }
+  out.push(...toNoEndpoint(svc, spec, rejected));
   // the Rules step holds the fault: said here as its consequence, never as a second root
   const notMet = wrong.map(([node, cause]) =>
     consequence(
@@ -336,12 +339,18 @@ function cluster(ctx: CheckContext, svc: Service): Finding[] {
 }
 
 /** How the Service's traffic enters each of its ports' rules on the node, where every port has
- * them; undefined where one has none read. */
-function entryLines(ctx: CheckContext, svc: Service, node: string): Evidence[] | undefined {
+ * them (undefined where one has none read), and the ports whose rules send it to no endpoint: with
+ * none to send to, kube-proxy writes only the rule that rejects it, which is no forwarding. */
+function entryLines(
+  ctx: CheckContext,
+  svc: Service,
+  node: string,
+): { lines: Evidence[]; toNone: string[] } | undefined {
   const n = ctx.analysis.node(node);
   const dp = n.dataplane();
   const trees = n.trees(ctx.scope)?.services ?? [];
   const lines: Evidence[] = [];
+  const toNone: string[] = [];
   for (const port of svc.ports) {
     const spn = ctx.servicePortName(port);
     const tree = trees.find((t) => t.name === spn);
@@ -352,9 +361,38 @@ function entryLines(ctx: CheckContext, svc: Service, node: string): Evidence[] |
         ? tree.verdicts.flatMap((v) => ctx.lineEvidence(node, v.table, v.line) ?? [])
         : [];
     if (entry.length + verdicts.length === 0) return undefined;
+    // a tree read in part claims no "no endpoints"
+    const endpoints = [...tree!.endpoints, ...(tree!.localEndpoints ?? [])];
+    if (endpoints.length === 0 && !tree!.partial) toNone.push(`${port.port}/${port.protocol}`);
     lines.push(...entry, ...verdicts);
   }
-  return lines;
+  return { lines, toNone };
+}
+
+/** Nodes whose rules, as the Rules step expects them, send a port to no endpoint: there is no
+ * ready endpoint for the policy to choose among, so what it does is not checked (the Endpoints
+ * step says why there is none). */
+function toNoEndpoint(
+  svc: Service,
+  spec: Evidence[],
+  nodes: [string, { lines: Evidence[]; toNone: string[] }][],
+): Finding[] {
+  if (nodes.length === 0) return [];
+  const names = nodes.map(([n]) => n);
+  const ports = [...new Set(nodes.flatMap(([, r]) => r.toNone))];
+  const one = names.length === 1;
+  return [
+    finding(
+      'traffic-policy-not-checked',
+      'skip',
+      `no ready endpoint to forward ${list(ports)} to: ${listFew(names, 3)} ${one ? 'rejects' : 'reject'} it, as kube-proxy does`,
+      {
+        explanation: `The traffic policy chooses among ${svc.name}'s ready endpoints, and ${list(ports)} has none (the Endpoints step says why), so kube-proxy writes only the rule that rejects its traffic. Nothing is forwarded there, so whether ${one ? 'the node forwards' : 'the nodes forward'} as the policy says is not checked.`,
+        evidence: [...spec, ...nodes.flatMap(([, r]) => r.lines)],
+        ...(one ? { node: names[0] } : { nodes: names }),
+      },
+    ),
+  ];
 }
 
 export const trafficPolicyCheck: Check<'traffic-policy'> = {

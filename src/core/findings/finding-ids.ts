@@ -119,6 +119,7 @@ export const STEP_FINDING_IDS = {
     'no-local-endpoint',
     'traffic-policy-not-met',
     'traffic-policy-not-observed',
+    'traffic-policy-not-checked',
     'traffic-policy-not-used',
   ],
   hairpin: [

@@ -76,6 +76,21 @@ describe('traffic policy step', () => {
       want: ['traffic-policy-not-observed:skip'],
     },
     {
+      name: 'Cluster policies, no ready endpoint: the rules only reject, nothing forwards, no ✓',
+      objects: replace(healthy(), 'EndpointSlice', 'web-abcde', anEndpointSlice({ endpoints: [] })),
+      want: ['traffic-policy-not-checked:skip'],
+    },
+    {
+      name: 'Cluster policies, every endpoint not ready: the same',
+      objects: replace(
+        healthy(),
+        'EndpointSlice',
+        'web-abcde',
+        anEndpointSlice({ endpoints: [{ ip: '10.244.0.5', node: 'node-a', ready: false }] }),
+      ),
+      want: ['traffic-policy-not-checked:skip'],
+    },
+    {
       name: 'ITP Local, the node without a local endpoint not read',
       objects: cluster(aService({ spec: { internalTrafficPolicy: 'Local' } })),
       unread: true,
@@ -161,6 +176,20 @@ const policyOf = async (dir: string) => {
   rmSync(dir, { recursive: true, force: true });
   return r.steps.find((s) => s.id === 'traffic-policy')!.findings;
 };
+
+describe('policy Cluster with no ready endpoint', () => {
+  for (const demo of ['pods-not-ready', 'selector-typo'])
+    it(`${demo}: the REJECT kube-proxy writes is no forwarding: no ✓, the REJECT said as what the nodes do`, async () => {
+      const found = await policyOf(copyOf(demo, () => {}));
+      assert.deepEqual(ids(found), ['traffic-policy-not-checked:skip']);
+      const [f] = found;
+      assert.match(f!.title, /no ready endpoint/);
+      assert.ok(
+        f!.evidence.some((e) => e.kind === 'observed' && /-j REJECT/.test(e.text)),
+        f!.evidence.map(evidenceText).join('\n'),
+      );
+    });
+});
 
 describe('policy Cluster on nodes the Rules step did not compare or found not forwarding', () => {
   it('a dump cut short (rules not compared) is not observed, not passed', async () => {
