@@ -30,6 +30,7 @@ import { narrowed } from '../kube/service-ref.js';
 import { parseProbe, type ProbeResult } from '../nodes/outputs.js';
 import type { ServiceTrees } from '../dataplane/trees.js';
 import { canonicalEndpoint, replacesCopy } from '../dataplane/kube-proxy/endpoints.js';
+import { proxiedSlicesOf } from '../dataplane/kube-proxy/endpoint-source.js';
 import { probeStem, type NodeProbe } from './reachability/probes.js';
 
 /** The Service a diagnosis is about (the JSON keeps calling it "target"). */
@@ -180,10 +181,15 @@ export class CheckContext {
     return this.service ? this.endpointsOf(this.service, port) : [];
   }
 
-  /** The endpoints of one Service port (slice ports matched by name and protocol, as kube-proxy does). */
-  endpointsOf(svc: Service, port: ServicePort): PortEndpoint[] {
+  /** The endpoints of one Service port (slice ports matched by name and protocol, as kube-proxy
+   * does), from its EndpointSlices or the `slices` given (those a node's kube-proxy reads). */
+  endpointsOf(
+    svc: Service,
+    port: ServicePort,
+    slices: EndpointSlice[] = slicesOf(this.view, svc),
+  ): PortEndpoint[] {
     const out = new Map<string, PortEndpoint>();
-    for (const slice of slicesOf(this.view, svc)) {
+    for (const slice of slices) {
       if (slice.addressType === 'FQDN') continue;
       const sp = slice.ports.find((p) => p.name === port.name && p.protocol === port.protocol);
       if (!sp?.port) continue;
@@ -214,6 +220,18 @@ export class CheckContext {
       }
     }
     return [...out.values()].sort((a, b) => (`${a.ip}:${a.port}` < `${b.ip}:${b.port}` ? -1 : 1));
+  }
+
+  /** The endpoints of one port of the target Service on `node`, from the object that node's
+   * kube-proxy reads (the legacy Endpoints before 1.19: endpoint-source.ts), as the Rules step
+   * expects its rules. */
+  proxiedEndpoints(port: ServicePort, node: string): PortEndpoint[] {
+    const svc = this.service;
+    if (!svc) return [];
+    const from = this.analysis.node(node).expected(this.scope).endpointsFrom;
+    return this.endpointsOf(svc, port, proxiedSlicesOf(this.view, svc, from)).filter(
+      (e) => e.nodeName === node,
+    );
   }
 
   /** Every endpoint address of the Service, any port, once. */

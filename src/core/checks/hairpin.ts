@@ -5,7 +5,9 @@ import { stateSeen, unseen } from '../findings/evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../findings/next-command.js';
 import { type Check, consequence, count, findingOf, list, pending } from './check.js';
-import type { CheckContext } from './context.js';
+import type { CheckContext, PortEndpoint } from './context.js';
+import type { ServicePort } from '../kube/objects.js';
+import { endpointsOf } from '../dataplane/kube-proxy/endpoint-source.js';
 import { kubeProxyPods } from './kube-proxy/pods.js';
 import { replacement } from './kube-proxy/replacement.js';
 import { rulesRead } from './rules/compared.js';
@@ -57,6 +59,23 @@ function hairpinPresent(how: string, l: Looked): Finding[] {
   return out;
 }
 
+/** The port's ready endpoints, each as its own node's kube-proxy reads them (the legacy Endpoints
+ * before 1.19), as the Rules step expects that node's rules: the nodes read, and those any of the
+ * objects places an endpoint on. */
+function readyEndpoints(ctx: CheckContext, port: ServicePort): PortEndpoint[] {
+  const svc = ctx.service!;
+  const placed = [
+    ...ctx.endpoints(port).flatMap((e) => (e.nodeName ? [e.nodeName] : [])),
+    ...endpointsOf(ctx.view, svc).flatMap((o) =>
+      o.subsets.flatMap((s) => s.addresses.flatMap((a) => (a.nodeName ? [a.nodeName] : []))),
+    ),
+  ];
+  return [...new Set([...ctx.nodeNames(), ...placed])]
+    .sort()
+    .flatMap((node) => ctx.proxiedEndpoints(port, node).filter((e) => e.ready))
+    .sort((a, b) => (`${a.ip}:${a.port}` < `${b.ip}:${b.port}` ? -1 : 1));
+}
+
 /** Each ready endpoint on its own node, as that node's dataplane answers its hairpin. */
 function check(ctx: CheckContext): Finding[] {
   const svc = ctx.service!;
@@ -65,7 +84,7 @@ function check(ctx: CheckContext): Finding[] {
   const hows = new Set<string>();
   for (const port of svc.ports) {
     const spn = ctx.servicePortName(port);
-    for (const e of ctx.endpoints(port).filter((x) => x.ready && x.nodeName)) {
+    for (const e of readyEndpoints(ctx, port)) {
       const node = e.nodeName!;
       const family = familyOf(e.ip) ?? 'IPv4';
       const n = ctx.analysis.node(node, undefined, family);
@@ -168,7 +187,7 @@ export const hairpinCheck: Check<'hairpin'> = {
       ];
     }
     const found = check(ctx);
-    if (!ctx.endpointAddresses().some((e) => e.ready))
+    if (!ctx.service!.ports.some((p) => readyEndpoints(ctx, p).length > 0))
       return [
         finding('hairpin-not-checked', 'skip', 'no ready endpoints: no Pod can be sent to itself', {
           explanation: 'Hairpin traffic needs an endpoint that is also the client.',

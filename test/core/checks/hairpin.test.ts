@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hairpinCheck } from '../../../src/core/checks/hairpin.js';
+import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
+import type { KubeObject } from '../../../src/core/model.js';
 import { dumpFor, dumps, facts, healthy, ids, run } from './builders.js';
 
 describe('hairpin step', () => {
@@ -31,5 +34,32 @@ describe('hairpin step', () => {
     assert.deepEqual(ids(run(hairpinCheck, facts(healthy()), { collecting: { nodes: true } })), [
       'pending:pending',
     ]);
+  });
+});
+
+// The Endpoints step and the Rules step take each node's endpoints from what its kube-proxy reads
+// (endpoint-source.ts): on nginx-svc's v1.15 nodes the legacy Endpoints. Hairpin does the same.
+describe('hairpin on nodes whose kube-proxy reads the legacy Endpoints', () => {
+  type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** nginx-svc's EndpointSlice emptied; its Endpoints still list both Pods ready. */
+  const sliceEmptied = (objects: KubeObject[]): KubeObject[] =>
+    objects.map((o) => {
+      const j = structuredClone(o) as Json;
+      if (
+        j.kind === 'EndpointSlice' &&
+        j.metadata?.labels?.['kubernetes.io/service-name'] === 'nginx-svc'
+      )
+        j.endpoints = [];
+      return j as KubeObject;
+    });
+
+  it('checks the endpoints the rules hold (from the Endpoints), not "no ready endpoints"', async () => {
+    const read = await readSnapshot('snapshots/nginx-svc');
+    const f = { ...read, objects: sliceEmptied(read.objects) };
+    const found = run(hairpinCheck, f, {}, { namespace: 'default', service: 'nginx-svc' });
+    assert.deepEqual(ids(found), ['hairpin-masquerade-present:pass']);
+    const said = found[0]!.evidence.map(evidenceText).join('\n');
+    assert.match(said, /KUBE-SEP-FNO4E6JYD7EGUHTP -s 10\.244\.1\.7\/32 -j KUBE-MARK-MASQ/);
+    assert.match(said, /KUBE-SEP-SMDVMBZNJPO5AA7R -s 10\.244\.0\.3\/32 -j KUBE-MARK-MASQ/);
   });
 });
