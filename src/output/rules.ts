@@ -43,8 +43,10 @@ export function rulesText(
   width = Infinity,
 ): string {
   const out = [headline(dump, source.label)];
-  // an nft paste's skipped lines are told on stderr as it is read
-  const said = dumpWarnings(dump).filter((w) => !isNft(dump) || w.kind !== 'skipped');
+  // an nft or ipvsadm paste's skipped lines are told on stderr as it is read
+  const said = dumpWarnings(dump).filter(
+    (w) => !(isNft(dump) || isIpvs(dump)) || w.kind !== 'skipped',
+  );
   out.push(...warningLines(said, source.file));
   out.push('');
   if (trees.services.length === 0)

@@ -217,6 +217,14 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       `line${d.iptablesLines.length === 1 ? '' : 's'} ${lineRange(d.iptablesLines)}: iptables rules (iptables-save or -S lines) pasted with the IPVS listing: not read with it; give them to kdebug on their own`,
     );
   out.push(...kubectlWarning(d.kubectlLines, 'ipvs'));
+  // the lines around it (a prompt, the command, prose): the text tells them on stderr as it reads
+  const named = new Set([...(d.iptablesLines ?? []), ...(d.kubectlLines ?? [])]);
+  out.push(
+    ...skippedWarning(
+      d.skipped.filter((l) => !named.has(l)),
+      'an ipvsadm listing',
+    ),
+  );
   if (d.duplicates.length > 0)
     sayAt(
       d.duplicates,
@@ -276,7 +284,7 @@ function nftWarnings(t: NftTable): RulesWarning[] {
   return [
     ...(t.paste?.notes ?? []).map((message) => ({ line: null, kind: 'view', message })),
     ...kubectlWarning(t.paste?.kubectlLines, 'view'),
-    ...skippedWarning(t.paste?.skipped ?? []),
+    ...skippedWarning(t.paste?.skipped ?? [], 'the nft table'),
     // a listing that ends in "..." is cut at its elision: said once, as the elision
     ...(t.cut && !t.elided?.includes(t.cut.line)
       ? [{ line: t.cut.line, kind: 'cut-short', message: cutText(t) }]
@@ -319,15 +327,15 @@ const leftOutText = (t: NftTable): string | undefined => {
 const unreadText = (u: NftUnread) =>
   `not read${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''}: "${excerpt(u.text, 120)}"; nothing is said of what it holds, and the Services it may bear on are said partial`;
 
-/** The lines around a pasted nft listing that are not part of it, as one JSON warning. */
-const skippedWarning = (lines: number[]) =>
+/** The lines around a pasted listing that are not part of it, as one JSON warning. */
+const skippedWarning = (lines: number[], what: string) =>
   lines.length === 0
     ? []
     : [
         {
           line: lines[0]!,
           kind: 'skipped',
-          message: `line${lines.length === 1 ? '' : 's'} ${lines.length > 10 ? `${lines.slice(0, 10).join(', ')} …` : lines.join(', ')}: not part of the nft table (a prompt, a command, prose), skipped`,
+          message: `line${lines.length === 1 ? '' : 's'} ${lines.length > 10 ? `${lines.slice(0, 10).join(', ')} …` : lines.join(', ')}: not part of ${what} (a prompt, a command, prose), skipped`,
           lines,
         },
       ];

@@ -1,6 +1,7 @@
 // A paste wrapped in markdown: quoted in a reply (">" and a blank before each of its lines, "> > "
-// where the reply quotes a quote, the replier's own prose around it unmarked), or its code fence
-// typed on the listing's first or last line (fences.ts). The marks are markdown's, not the
+// where the reply quotes a quote, the replier's own prose around it unmarked), its code fence
+// typed on the listing's first or last line (fences.ts), or one of its lines made bold or italic
+// by the author ("**TCP  10.0.0.1:80 rr**": no tool prints those marks around its line). The marks are markdown's, not the
 // listing's: every reader (iptables', nft's, ipvsadm's, Cilium's) reads the lines without them,
 // on the paste's own lines, and says so.
 import { classifyLine } from '../other-lines/classify.js';
@@ -20,6 +21,8 @@ export interface Quote {
   depths: number[];
   /** The lines a fence is glued to, the fence read off. */
   fences: GluedFence[];
+  /** The lines markdown's emphasis wraps ("**" before and after), the marks read off. */
+  emphasis?: { line: number; mark: string }[];
 }
 
 /** The lines a markdown quote marks, where one of them, unmarked, is a line of a listing (a
@@ -59,29 +62,73 @@ const unquote = (text: string, quoted: number[]): string => {
     .join('\n');
 };
 
-/** Whether the head of a paste may hold markdown's marks: a quote's, or a fence. */
-export const markdownMarked = (head: string): boolean => /(?:^|\n)>|```|~~~/.test(head);
+/** A whole line in markdown's emphasis: its indent, the same run of "*" or "_" (1 to 3: italic,
+ * bold, both) before and after, no blank just inside either (CommonMark's flanking rule). */
+const EMPHASIS = /^([ \t]*)(\*{1,3}|_{1,3})(?![*_\s])(.*?[^*_\s])\2([ \t]*\r?)$/;
 
-/** The text a reader reads: without a quote's marks where a listing is quoted, and without a
- * fence glued to a listing's line. */
+/** Whether the head of a paste may hold markdown's marks: a quote's, a fence, or emphasis around
+ * a line. */
+export const markdownMarked = (head: string): boolean =>
+  /(?:^|\n)>|```|~~~/.test(head) ||
+  /(?:^|\n)[ \t]*(\*{1,3}|_{1,3})[^*_\s\n](?:[^\n]*[^*_\s\n])?\1[ \t]*\r?(?:\n|$)/.test(head);
+
+/** The text with the emphasis markdown put around a listing's line read off ("*nat", which
+ * iptables-save prints, has no closing mark), and those lines. */
+function unemphasise(text: string): { text: string; emphasis: { line: number; mark: string }[] } {
+  const emphasis: { line: number; mark: string }[] = [];
+  const out = text.split('\n').map((l, i) => {
+    const m = EMPHASIS.exec(l);
+    if (!m || !listingLine(m[3]!.trim())) return l;
+    emphasis.push({ line: i + 1, mark: m[2]! });
+    return m[1]! + m[3]! + m[4]!;
+  });
+  return { text: emphasis.length > 0 ? out.join('\n') : text, emphasis };
+}
+
+/** The text a reader reads: without a quote's marks where a listing is quoted, without a fence
+ * glued to a listing's line, and without emphasis around one. */
 export function unquoted(text: string): { text: string; quote?: Quote } {
   const q = quoteOf(text);
   const inner = q ? unquote(text, q.quoted) : text;
   const { text: read, glued } = unfence(inner, (l) => listingLine(l.trim()));
-  if (!q && glued.length === 0) return { text };
-  const lines = [...new Set([...(q?.quoted ?? []), ...glued.map((g) => g.line)])].sort(
-    (a, b) => a - b,
-  );
+  const { text: plain, emphasis } = /[*_]/.test(read)
+    ? unemphasise(read)
+    : { text: read, emphasis: [] };
+  if (!q && glued.length === 0 && emphasis.length === 0) return { text };
+  const lines = [
+    ...new Set([...(q?.quoted ?? []), ...glued.map((g) => g.line), ...emphasis.map((e) => e.line)]),
+  ].sort((a, b) => a - b);
   return {
-    text: read,
-    quote: { lines, quoted: q?.quoted ?? [], depths: q?.depths ?? [], fences: glued },
+    text: plain,
+    quote: {
+      lines,
+      quoted: q?.quoted ?? [],
+      depths: q?.depths ?? [],
+      fences: glued,
+      ...(emphasis.length > 0 ? { emphasis } : {}),
+    },
   };
 }
+
+/** What is said of emphasis around listing lines: where, with which marks. */
+const emphasisNote = (emphasis: { line: number; mark: string }[]): string => {
+  const at = emphasis.map((e) => e.line);
+  const marks = [...new Set(emphasis.map((e) => `"${e.mark}"`))].join(' or ');
+  const n = at.length;
+  return `line${n === 1 ? '' : 's'} ${span(at)} ${n === 1 ? 'is' : 'are'} wrapped in markdown emphasis (${marks} before and after${n === 1 ? ' it' : ' each'}, which no listing prints): read without the marks, as the listing was printed`;
+};
 
 /** What a reader says of a listing wrapped in markdown: the quote marks every quoted line has,
  * the lines quoted deeper than that ("> " before each, "> > " on line 6), each depth as it is;
  * the fences glued to its lines. */
 export const quoteNote = (q: Quote): string => {
+  const emphasis = q.emphasis ? emphasisNote(q.emphasis) : undefined;
+  if (emphasis === undefined) return marksNote(q);
+  return q.quoted.length > 0 || q.fences.length > 0 ? `${marksNote(q)}; ${emphasis}` : emphasis;
+};
+
+/** What is said of a quote's marks and glued fences. */
+const marksNote = (q: Quote): string => {
   const said = q.depths.filter((d) => d > 0);
   if (said.length === 0) return fencesNote(q.fences);
   const least = Math.min(...said);
