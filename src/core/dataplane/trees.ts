@@ -135,6 +135,9 @@ export interface Verdict {
   address?: string;
   port?: number;
   line: number;
+  /** The packets it applies to, where the rules above it in its chain say ("from a source
+   * outside 203.0.113.0/25 ..."): a KUBE-FW chain's drop. */
+  condition?: string;
 }
 
 export interface ServiceTree {

@@ -136,7 +136,7 @@ export function treeText(t: ServiceTree): string[] {
     );
   for (const v of t.verdicts)
     out.push(
-      `  ${v.kind.toUpperCase()}  ${v.comment ?? ''}  (${[v.table, v.chain].filter(Boolean).join(' ')}${v.line ? ` line ${v.line}` : ''})`,
+      `  ${v.kind.toUpperCase()}  ${v.comment ?? ''}${v.condition ? `  ${v.condition}` : ''}  (${[v.table, v.chain].filter(Boolean).join(' ')}${v.line ? ` line ${v.line}` : ''})`,
     );
   // an l7-load-balancer frontend's backends are not where the datapath sends its connections
   const proxied = t.l7Proxy;

@@ -124,7 +124,8 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
       text: lines(NAT_S)
         .map((l, i) => (i % 2 ? `+${l}` : `$ ${l}`))
         .join('\n'),
-      warnings: ['1:prefix'],
+      // a diff's "+" said as its new side, the prompts' "$ " as a prefix
+      warnings: ['1:prefix', '2:prefix'],
     },
     {
       what: 'lines pasted twice',

@@ -341,13 +341,43 @@ class TreeBuilder extends TreeIndex {
 
 /** A jump to KUBE-MARK-DROP (old kube-proxy: "has no local endpoints", KUBE-FW). */
 function drops(tree: ServiceTree, nat: Table, chain: number, id: number): void {
+  const condition = fallThroughSources(nat, chain, id);
   tree.verdicts.push({
     kind: 'drop',
     table: 'nat',
     chain: nat.nameOf(chain),
     comment: nat.comment(id),
     line: nat.line(id),
+    ...(condition ? { condition } : {}),
   });
+}
+
+/** Which packets reach a KUBE-FW chain's drop: those from no source the rules above it send on
+ * (kube-proxy writes one `-s RANGE -j` jump per loadBalancerSourceRanges entry, then the drop).
+ * Undefined where a rule above is not such a jump, or the chain's rules above may lie outside
+ * the paste. */
+function fallThroughSources(nat: Table, chain: number, id: number): string | undefined {
+  const name = nat.nameOf(chain);
+  if (!name.startsWith('KUBE-FW-') || nat.partial.has(name)) return undefined;
+  const sources: string[] = [];
+  const to = new Set<string>();
+  for (let k = 0; k < nat.ruleCountOf(chain); k++) {
+    const above = nat.ruleIdOf(chain, k);
+    if (above === id) break;
+    if (nat.marksForMasquerade(above)) continue;
+    const source = nat.rule(above).source;
+    const target = nat.target(above);
+    if (!source || source.negated || !target || target === 'KUBE-MARK-DROP') return undefined;
+    sources.push(source.cidr);
+    to.add(target);
+  }
+  if (sources.length === 0) return undefined;
+  // its declaration not in the paste: ranges above its first rule here may be left out
+  const above =
+    nat.chainLine(chain) === undefined
+      ? `; the chain's declaration is not in the paste, so a range above line ${nat.line(nat.ruleIdOf(chain, 0))} may be left out`
+      : '';
+  return `from a source outside ${sources.join(', ')} (${sources.length === 1 ? 'that source goes' : 'those go'} to ${[...to].join(', ')} first: the Service's loadBalancerSourceRanges${above})`;
 }
 
 function affinitySeconds(t: Table, id: number): number | undefined {

@@ -7,9 +7,10 @@
 const FILTER_REJECT =
   /^(?:KUBE-SERVICES|KUBE-EXTERNAL-SERVICES|KUBE-NODEPORTS) (?:.* )?-j REJECT(?: |$)/;
 
-/** Rules only nat holds: its NAT targets, or a rule of one of kube-proxy's nat-only chains. */
+/** Rules only nat holds: its NAT targets, or a rule of one of kube-proxy's nat-only chains; after
+ * what a paste puts before a line (a diff's "+", a quote's "> ", grep -n's "12:"). */
 const NAT_ONLY =
-  /^(?:\[\d+:\d+\] )?-A (?:KUBE-(?:SVC|SEP|SVL|EXT|FW|XLB|MARK-MASQ|POSTROUTING)-?\S* |.* -j (?:DNAT|SNAT|MASQUERADE|KUBE-MARK-MASQ)(?: |$))/m;
+  /^(?:[+>] ?|(?:[^\s:]+:)?\d+[:-]|[^\s:]+:)?[ \t]*(?:\[\d+:\d+\] )?-A (?:KUBE-(?:SVC|SEP|SVL|EXT|FW|XLB|MARK-MASQ|POSTROUTING)-?\S* |.* -j (?:DNAT|SNAT|MASQUERADE|KUBE-MARK-MASQ)(?: |$))/m;
 
 /** Whether the rule after "-A " (its chain's name first) is one of filter's REJECTs. */
 export const isFilterReject = (spec: string): boolean => FILTER_REJECT.test(spec);

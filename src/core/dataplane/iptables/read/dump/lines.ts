@@ -9,9 +9,15 @@ import { DumpRuleLines } from './rule-lines.js';
 import { SAVE_COMMAND } from './sections.js';
 import { SP } from './state.js';
 
+/** A dump line a unified diff removes: "-" before it. */
+const DIFF_REMOVED = /^-(?:-[ANP] |:[\w-]+ |\*[a-z]+$|COMMIT$)/;
+
 export abstract class DumpLines extends DumpRuleLines {
   protected generator: string | undefined;
   protected readonly prefixed: number[] = [];
+  // a unified diff's lines: those it adds ("+", read as its new side), those it removes ("-")
+  protected readonly diffAdded: number[] = [];
+  protected readonly diffRemoved: number[] = [];
   protected legacyWarning: number | undefined; // iptables-nft's "legacy tables present" line
   protected nonBlank = 0;
   private typedLine: string | undefined; // the command typed on the line before (blanks aside)
@@ -73,7 +79,8 @@ export abstract class DumpLines extends DumpRuleLines {
     if (cls.kind === 'prompt' || cls.kind === 'command') this.typedLine = text(b, s, e);
     if ((cls.kind === 'prompt' || cls.kind === 'prose') && this.promptOutput(s, e, last)) return;
     if (cls.kind === 'prefix' && first) {
-      (cls.log ? this.logged : this.prefixed).push(this.lineNo);
+      const diff = !cls.log && /^\+\s*$/.test(text(b, s, e).slice(0, cls.rest));
+      (cls.log ? this.logged : diff ? this.diffAdded : this.prefixed).push(this.lineNo);
       const rest = s + new TextEncoder().encode(text(b, s, e).slice(0, cls.rest)).length;
       this.lineStart = rest;
       return this.line(rest, e, last, false);
@@ -119,6 +126,8 @@ export abstract class DumpLines extends DumpRuleLines {
         `the paste starts mid-rule at line ${this.lineNo} (the start of that rule is cut off): not read, and the chain of the rules after it may have more rules above the paste`,
       );
     }
+    if (cls.kind === 'prose' && DIFF_REMOVED.test(text(b, s, e)))
+      this.diffRemoved.push(this.lineNo);
     this.skip(cls.kind === 'prefix' ? 'prose' : cls.kind);
   }
 

@@ -16,6 +16,15 @@ export abstract class DumpSummary extends DumpLines {
         this.prefixed[0]!,
         this.prefixed,
       );
+    // a diff of rules (a test's expectation, a review): its new side is read, the old one is not
+    const [added, removed] = [this.diffAdded, this.diffRemoved];
+    if (added.length > 0)
+      this.warn(
+        'prefix',
+        `a diff: the rules it adds ("+" before each) are read without the "+", with its context lines, as its new side (line${added.length === 1 ? '' : 's'} ${list(added)})${removed.length > 0 ? `; the rule line${removed.length === 1 ? '' : 's'} it removes ("-") ${removed.length === 1 ? 'is' : 'are'} not read (line${removed.length === 1 ? '' : 's'} ${list(removed)})` : ''}`,
+        added[0]!,
+        added,
+      );
     if (this.logged.length > 0)
       this.warn(
         'log',

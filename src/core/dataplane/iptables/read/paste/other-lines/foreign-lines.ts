@@ -130,7 +130,8 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   ],
   [/^(?:add|insert|replace|delete|flush) (?:rule|element|table|chain|map|set) /, 'nft'],
   [/^(?:table (?:ip6?|inet|arp|bridge|netdev) \S+|chain \S+|(?:map|set) \S+) \{$/, 'nft'],
-  [/^(?:type (?:nat|filter|route) hook \w+|policy \w+;|elements = \{|\})/, 'nft'],
+  // nft closes a block with "}" alone on its line ("}," is a Go or JSON literal's, not nft's)
+  [/^(?:type (?:nat|filter|route) hook \w+|policy \w+;|elements = \{|\}\s*$)/, 'nft'],
   [/(?:^| )counter packets \d+ bytes \d+/, 'nft'],
   // a rule line in nft's syntax: a kube-proxy-era chain jumped to is iptables-nft's, else nft's own
   [
