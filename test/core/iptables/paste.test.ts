@@ -1444,6 +1444,26 @@ describe('input that holds no rule at all', () => {
         /^dump\.txt: this is a log, not rules \(klog or journald lines; which component's, its lines do not say\)/,
     },
     {
+      what: "iptables.go (every component's) making kube-proxy's IPVS chains: its IPVS proxier's log, named (kubernetes#95149)",
+      lines: [
+        klog('iptables.go', 'running iptables-save [-t nat]'),
+        klog('iptables.go', 'running iptables: iptables [-w 5 -W 100000 -N KUBE-SERVICES -t nat]'),
+        klog('iptables.go', 'running iptables: iptables [-w 5 -W 100000 -N KUBE-NODE-PORT -t nat]'),
+        klog(
+          'iptables.go',
+          'running iptables: iptables [-w 5 -W 100000 -N KUBE-LOAD-BALANCER -t nat]',
+        ),
+      ],
+      whose:
+        /^dump\.txt: this is kube-proxy's log, of its IPVS proxier \(it names KUBE-NODE-PORT and KUBE-LOAD-BALANCER, chains only kube-proxy's IPVS mode makes\)/,
+    },
+    {
+      what: 'iptables.go making a chain the kubelet makes too (KUBE-MARK-DROP) names no component',
+      lines: [klog('iptables.go', 'running iptables: iptables [-w 5 -N KUBE-MARK-DROP -t nat]')],
+      whose:
+        /^dump\.txt: this is a log, not rules \(klog or journald lines; which component's, its lines do not say\)/,
+    },
+    {
       what: "AntreaProxy's own files say Antrea's log",
       lines: [klog('proxier_linux.go', '"Installing NodePort Service" NodePort=30080')],
       whose: /^dump\.txt: this is Antrea's agent log, not rules/,

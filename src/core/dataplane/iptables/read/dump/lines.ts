@@ -3,7 +3,7 @@
 import { text } from '../lexer.js';
 import { LEGACY_WARNING, classifyLine, missingTable } from '../paste/other-lines/classify.js';
 import { nftCrashed } from '../../../paste/foreign.js';
-import { isLog, logLine } from '../paste/other-lines/logs.js';
+import { ipvsChainsIn, isLog, logLine } from '../paste/other-lines/logs.js';
 import type { IPFamily } from '../../../../ipv6.js';
 import { DumpRuleLines } from './rule-lines.js';
 import { SAVE_COMMAND } from './sections.js';
@@ -95,6 +95,10 @@ export abstract class DumpLines extends DumpRuleLines {
       const missing = missingTable(t);
       if (missing)
         this.unopened.set(cls.foreign, (this.unopened.get(cls.foreign) ?? new Set()).add(missing));
+      // kube-proxy's log naming its IPVS proxier's chains: kept with it, as what tells its mode
+      const ipvs = cls.foreign === 'kube-proxy-log' ? ipvsChainsIn(t) : [];
+      for (const c of ipvs)
+        this.unopened.set(cls.foreign, (this.unopened.get(cls.foreign) ?? new Set()).add(c));
       this.entry = isLog(cls.foreign)
         ? { header: t, lines: [this.lineNo], open: OPENS.test(t) }
         : undefined;

@@ -1,6 +1,6 @@
 // The other tools' listings a paste may hold instead of (or beside) a rules dump: their kinds, and
 // what kdebug says of each and what to run instead.
-import { LOGS, type LogKind } from './logs.js';
+import { LOGS, ipvsProxierLog, type LogKind } from './logs.js';
 
 /** Other tools' output that a paste may hold instead of (or beside) a rules dump. */
 export type ForeignKind =
@@ -73,10 +73,12 @@ export const FOREIGN: Record<ForeignKind, string> = {
 };
 
 /** What the lines of another tool's kind are; iptables' failure to open a table said of the
- * tables its lines name (missingTable). */
+ * tables its lines name (missingTable), kube-proxy's log of the IPVS chains its lines name. */
 export function foreignText(kind: ForeignKind, tables: readonly string[]): string {
   if (kind === 'iptables-no-table') return noTable('iptables', tables);
   if (kind === 'ip6tables-no-table') return noTable('ip6tables', tables);
+  // kube-proxy's log: the IPVS proxier's chains its lines name
+  if (kind === 'kube-proxy-log' && tables.length > 0) return ipvsProxierLog(tables);
   return FOREIGN[kind];
 }
 

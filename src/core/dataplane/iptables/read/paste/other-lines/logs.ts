@@ -63,8 +63,26 @@ function klogKind(file: string, message: string): LogKind {
       ? 'antrea-log'
       : (named(message) ?? (kubeProxyWords(message) ? 'kube-proxy-log' : 'other-log'));
   if (KUBELET_FILES.test(file)) return 'kubelet-log';
-  return named(message) ?? 'other-log';
+  // a shared file (iptables.go) running iptables on a chain only kube-proxy makes
+  return named(message) ?? (KUBE_PROXY_CHAINS.test(message) ? 'kube-proxy-log' : 'other-log');
 }
+
+/** Chains only kube-proxy's proxiers make (the kubelet makes KUBE-MARK-*, KUBE-FIREWALL,
+ * KUBE-POSTROUTING and KUBE-KUBELET-CANARY too, flannel and others their own). */
+const KUBE_PROXY_CHAINS =
+  /\bKUBE-(?:SERVICES|NODEPORTS|EXTERNAL-SERVICES|FORWARD|PROXY-FIREWALL|PROXY-CANARY|NODE-PORT|LOAD-BALANCER|IPVS-(?:OUT-)?FILTER|(?:SVC|SEP|FW|XLB|EXT|SVL)-[A-Z0-9]{16})\b/;
+
+/** The chains a log line names that kube-proxy's IPVS proxier alone makes (pkg/proxy/ipvs
+ * iptablesChains: its iptables proxier writes KUBE-NODEPORTS, and no KUBE-LOAD-BALANCER). */
+export const ipvsChainsIn = (message: string): string[] => [
+  ...new Set(
+    message.match(/\bKUBE-(?:NODE-PORT|LOAD-BALANCER|IPVS-(?:OUT-)?FILTER)\b(?!-)/g) ?? [],
+  ),
+];
+
+/** kube-proxy's log where its lines name chains of its IPVS proxier: which mode it runs in. */
+export const ipvsProxierLog = (chains: readonly string[]): string =>
+  `this is kube-proxy's log, of its IPVS proxier (it names ${chains.join(' and ')}, chains only kube-proxy's IPVS mode makes): it says what kube-proxy did and what failed, not which virtual servers and rules the node holds: run \`ipvsadm -Ln\` (and \`iptables-save\`) on the node and give kdebug that`;
 
 /** The component a text names (a Pod or container name, a message). */
 function named(text: string): LogKind | undefined {
