@@ -63,8 +63,10 @@ function nameOf(f: CiliumFrontend, key: string, known: CiliumKnown): ServicePort
 
 export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): ServiceTrees {
   const trees = new Map<string, ServiceTree>();
-  // the backends each tree's endpoints were read from, where the listing shows all of them
-  const backendsOf = new Map<ServiceTree, string>();
+  // the frontend each tree's endpoints were read from, where the listing shows all its backends
+  const backendsOf = new Map<ServiceTree, CiliumFrontend>();
+  // made only where two frontends meet in a tree: a big listing has one frontend per tree
+  const backends = wholeBackends();
   for (const f of table.frontends) {
     // the drop entries are no Service port
     if (isDropEntry(f)) continue;
@@ -85,11 +87,11 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     let tree = trees.get(key);
     // each frontend has its own backends in the map: one whose backends are not its tree's (the
     // scope a Local traffic policy narrows to the node's own) is a tree of its own, by its key
-    const mine = wholeBackends(f);
+    const whole = !someUnseen(f) && !f.l7Proxy;
     const theirs = tree && backendsOf.get(tree);
-    if (mine !== undefined && theirs !== undefined && mine !== theirs) {
+    if (whole && theirs !== undefined && backends(f) !== backends(theirs)) {
       id = chain;
-      key = `${chain} ${protocol} ${mine}`;
+      key = `${chain} ${protocol} ${backends(f)}`;
       tree = trees.get(key);
     }
     if (!tree) trees.set(key, (tree = emptyTree({ name, id, protocol })));
@@ -121,7 +123,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       tree.chains = { svc: chain };
       if (f.l7Proxy) tree.l7Proxy = f.l7Proxy;
       else delete tree.l7Proxy;
-      if (mine !== undefined) backendsOf.set(tree, mine);
+      if (whole) backendsOf.set(tree, f);
       else backendsOf.delete(tree);
     }
     if (f.backendsNotShown)
@@ -138,14 +140,22 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
   return { services: [...trees.values()], orphans: [] };
 }
 
-/** A frontend's backends, one string to compare, where the listing shows all of them and the
- * datapath picks among them (not an L7 proxy's frontend); undefined otherwise. */
-function wholeBackends(f: CiliumFrontend): string | undefined {
-  if (someUnseen(f) || f.l7Proxy) return;
-  return f.backends
-    .map((b) => hostPort(b.ip, b.port))
-    .sort()
-    .join(',');
+/** A frontend's backends as one string to compare (asked only of one whose listing shows all of
+ * them and whose backends the datapath picks among), each frontend's made once. */
+function wholeBackends(): (f: CiliumFrontend) => string {
+  const made = new Map<CiliumFrontend, string>();
+  return (f) => {
+    let s = made.get(f);
+    if (s === undefined)
+      made.set(
+        f,
+        (s = f.backends
+          .map((b) => hostPort(b.ip, b.port))
+          .sort()
+          .join(',')),
+      );
+    return s;
+  };
 }
 
 /** Whether the listing may not show all of a frontend's backends (cut, elided, grepped). */
