@@ -14,6 +14,34 @@ const keys = (text: string) =>
     (f) => `${f.ip}:${f.port}${f.protocol ? `/${f.protocol}` : ''}${f.internal ? '/i' : ''}`,
   );
 
+describe('an address as the listings print it', () => {
+  // the common form is read by its characters, the others by the pattern: each a table row
+  const cases: [string, ReturnType<typeof parseAddress>][] = [
+    ['10.96.0.10:53/UDP', { ip: '10.96.0.10', port: 53, protocol: 'udp' }],
+    ['10.96.0.10:53/udp', { ip: '10.96.0.10', port: 53, protocol: 'udp' }],
+    ['10.96.0.1:443', { ip: '10.96.0.1', port: 443 }],
+    ['10.0.0.2:80:TCP', { ip: '10.0.0.2', port: 80, protocol: 'tcp' }],
+    ['10.0.0.2:0/ANY', { ip: '10.0.0.2', port: 0, protocol: 'any' }],
+    ['10.0.0.2:80/NONE', { ip: '10.0.0.2', port: 80 }],
+    ['10.0.0.2:080/TCP', { ip: '10.0.0.2', port: 80, protocol: 'tcp' }],
+    ['[fd00::1]:80/TCP', { ip: 'fd00::1', port: 80, protocol: 'tcp' }],
+    ['10.0.0.2:65536/TCP', undefined],
+    ['10.0.0.2:123456', undefined],
+    ['1000.0.0.2:80/TCP', undefined],
+    ['10.0.0:80/TCP', undefined],
+    ['10.0.0.2:/TCP', undefined],
+    ['10.0.0.2:80/TC', undefined],
+    ['10.0.0.2:80/TCP ', undefined],
+    ['10.0.0.2:80/TCP/x', undefined],
+    // a word that is a property of every object is no protocol
+    ['10.0.0.2:80/constructor', undefined],
+    ['10.0.0.2:80/toString', undefined],
+  ];
+  for (const [text, want] of cases)
+    it(`${text}: ${want ? JSON.stringify(want) : 'not an address'}`, () =>
+      assert.deepEqual(parseAddress(text), want));
+});
+
 describe('a frontend of internal scope written without a protocol (1.10-1.16)', () => {
   it('is the address of that scope, not an address with a protocol "i"', () => {
     assert.deepEqual(parseAddress('10.0.2.15:30693/i'), {

@@ -37,7 +37,7 @@ export function parseCilium(coloured: string, source: string): CiliumTable {
   // grep --color's codes around each match, a markdown quote's marks: the listing is without them
   const { text, quote } = unquoted(stripColours(coloured));
   const lines = text.split('\n');
-  const table = withAgentCommands(parseListings(text, source), lines);
+  const table = withAgentCommands(parseListings(text, source, lines), lines);
   if (quote) table.quote = quote;
   // kubectl's output pasted with it: the API server's objects, named apart from the prose; the
   // lines read marked in one array (a set of a big listing's line numbers cost its parse a tenth)
@@ -57,9 +57,8 @@ export function parseCilium(coloured: string, source: string): CiliumTable {
 
 /** The listings of the paste, one after another where a command's output follows another's:
  * each joined to those before it, in order (a run is compared with the state before it). */
-function parseListings(text: string, source: string): CiliumTable {
-  const lines = text.split('\n');
-  let table = parseListing(text, source);
+function parseListings(text: string, source: string, lines: string[]): CiliumTable {
+  let table = parseListing(text, source, lines);
   // whose listing each is (the pod, container or host its command names): another agent's listing
   // is not a run of this one, nor part of it; it is said apart, not read with it
   // the last line from `from` up to the listing's first row that names one (a command, a prompt);
@@ -219,13 +218,14 @@ function fill(known: CiliumFrontend, f: CiliumFrontend): void {
     if (!known.backends.some((x) => x.ip === be.ip && x.port === be.port)) known.backends.push(be);
 }
 
-/** One listing: the first the text holds; where the agent's CLI said it could not print some
- * entries, the listing is said to lack them. */
-function parseListing(text: string, source: string): CiliumTable {
+/** One listing: the first the text holds (its lines, where they are split already); where the
+ * agent's CLI said it could not print some entries, the listing is said to lack them. */
+function parseListing(text: string, source: string, lines?: string[]): CiliumTable {
   const plain = text.replace(/\r/g, '');
   const quiet = withoutKubectlNoise(uncommented(plain) ?? plain);
   const { text: clean, first } = withoutAgentErrors(quiet.text);
-  const table = parseForm(clean, source);
+  // the text as it came, most often: its lines are not split again (a big listing's many)
+  const table = parseForm(clean, source, clean === text ? lines : undefined);
   const cut: CiliumCut[] = [];
   if (first) {
     const more = first.count > 1 ? ` and ${first.count - 1} more such errors` : '';
@@ -248,9 +248,9 @@ function parseListing(text: string, source: string): CiliumTable {
   return cut.length === 0 ? table : { ...table, cut: [...(table.cut ?? []), ...cut] };
 }
 
-function parseForm(text: string, source: string): CiliumTable {
+function parseForm(text: string, source: string, split?: string[]): CiliumTable {
   const form = ciliumForm(text);
-  const lines = text.split('\n');
+  const lines = split ?? text.split('\n');
   switch (form) {
     case 'service-list-json':
       return serviceListJson(text, source);

@@ -93,6 +93,19 @@ const swapped = (port: number) => ((port & 0xff) << 8) | (port >> 8);
  * So "/ANY" without a slot after it is that printer's: its port is byte-swapped (80 as 20480). */
 const networkOrder = (service: string, slotted: boolean) => !slotted && /:\d+\/ANY$/.test(service);
 
+// a big listing's rows each test these: made once, not on each row
+/** A backend entry's columns after its address: its rev-NAT ID and slot, nothing else. */
+const IDS_ALONE = /^\s+\(\d+\)(\s+\(\d+\))?\s*$/;
+/** An entry's rev-NAT ID and (from 1.6) its slot. */
+const IDS = /^\s+\(\d+\)(\s+\(\d+\))?/;
+/** The Service entry's flags ("[ClusterIP, non-routable]"), and what they hold. */
+const FLAGS = /\[[^\]]*\]/;
+const BRACKET = /\[([^\]]*)\]/;
+/** A parenthesis or bracket the printer closes, left open: the entry is cut short. */
+const LEFT_OPEN = /\([^)]*$|\[[^\]]*$/;
+/** "SERVICE [(slot)] ENTRY REST". */
+const ROW = /^(\S+)(\s+\(\d+\))?\s+(\S+)(.*)$/;
+
 /** The Services of `bpf lb list` as its rows are read, table or JSON: `row` takes a row's
  * Service column (its address, `slotted` where its slot is printed after it) and its entry, as its
  * first word and the rest ("ADDR", " (revnat) (slot) [flags]"; or "backend", " N not found"), and
@@ -103,6 +116,8 @@ export function bpfRows(source: string) {
   // newer releases print the Service address on every row: each is parsed once
   const byToken = new Map<string, CiliumFrontend>();
   const withServiceRow = new Set<CiliumFrontend>();
+  // the row before's Service column and frontend: a Service's rows follow one another
+  let last: { service: string; fe: CiliumFrontend } | undefined;
   const row = (
     service: string,
     first: string,
@@ -110,7 +125,7 @@ export function bpfRows(source: string) {
     at: number,
     slotted = false,
   ): CiliumFrontend | undefined => {
-    let fe = byToken.get(service);
+    let fe = last?.service === service ? last.fe : byToken.get(service);
     if (!fe) {
       const a = parseAddress(service);
       if (!a || (first !== 'backend' && parseAddress(first) === undefined)) return undefined;
@@ -129,11 +144,13 @@ export function bpfRows(source: string) {
         slot(fe, first, rest, at);
         byKey.set(key, fe);
         byToken.set(service, fe);
+        last = { service, fe };
         return fe;
       }
       byToken.set(service, fe);
     }
     slot(fe, first, rest, at);
+    if (last?.fe !== fe) last = { service, fe };
     return fe;
   };
 
@@ -144,19 +161,19 @@ export function bpfRows(source: string) {
    * entries show them) or leaves one open: it is cut short, not a backend or flags to read. */
   function whole(entry: string, rest: string, service: boolean, at: number): void {
     // a backend's row as printed, its IDs alone: nothing else to look for (most rows of a listing)
-    const plain = service ? null : /^\s+\(\d+\)(\s+\(\d+\))?\s*$/.exec(rest);
+    const plain = service ? null : IDS_ALONE.exec(rest);
     if (plain) {
       if (printed.slot && !plain[1]) fail(source, at, `an entry cut short: "${entry}${rest}"`);
       printed.slot ||= plain[1] !== undefined;
       return;
     }
-    const ids = /^\s+\(\d+\)(\s+\(\d+\))?/.exec(rest);
-    const flags = /\[[^\]]*\]/.test(rest);
+    const ids = IDS.exec(rest);
+    const flags = FLAGS.test(rest);
     if (
       !ids ||
       (printed.slot && !ids[1]) ||
       (service && printed.flags && !flags) ||
-      /\([^)]*$|\[[^\]]*$/.test(rest)
+      LEFT_OPEN.test(rest)
     )
       fail(source, at, `an entry cut short: "${entry}${rest}"`);
     printed.slot ||= ids![1] !== undefined;
@@ -170,7 +187,7 @@ export function bpfRows(source: string) {
       return;
     }
     const a = parseAddress(entry) ?? fail(source, at, `not an address: "${entry}"`);
-    const bracket = rest.includes('[') ? /\[([^\]]*)\]/.exec(rest)?.[1] : undefined;
+    const bracket = rest.includes('[') ? BRACKET.exec(rest)?.[1] : undefined;
     const service = a.port === 0 && (a.ip === '0.0.0.0' || a.ip === '::');
     whole(entry, rest, service, at);
     if (service) {
@@ -217,7 +234,7 @@ export function bpfLbList(lines: string[], source: string): CiliumTable {
       return;
     }
     // "SERVICE [(slot)] ENTRY REST": a row of a Service; else the next entry of the one above
-    const m = /^(\S+)(\s+\(\d+\))?\s+(\S+)(.*)$/.exec(t);
+    const m = ROW.exec(t);
     const fe = m ? rows.row(m[1]!, m[3]!, m[4]!, at, m[2] !== undefined) : undefined;
     if (fe) {
       current = fe;

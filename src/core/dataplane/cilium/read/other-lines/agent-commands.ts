@@ -32,6 +32,8 @@ interface Typed {
 function typed(lines: readonly string[]): Typed[] {
   const out: Typed[] = [];
   lines.forEach((l, i) => {
+    // most lines of a big listing name no service: not trimmed and matched for nothing
+    if (!l.includes('service')) return;
     const m = TYPED.exec(l.trim());
     if (!m) return;
     // a line ending in a backslash goes on on the next
