@@ -30,7 +30,7 @@ try {
   answer = { state };
   const buffers = new Set<ArrayBuffer>([buf.buffer as ArrayBuffer]);
   for (const t of state.tables)
-    for (const a of [...t.chunks, ...t.pairChunks, t.slots, t.records])
+    for (const a of [...t.rules.chunks, ...t.rules.pairChunks, t.chains.slots, t.chains.records])
       buffers.add(a.buffer as ArrayBuffer);
   transfer = [...buffers];
 } catch (e) {

@@ -33,18 +33,12 @@ export class Chain {
 
   /** The policy of a builtin chain (ACCEPT, DROP); undefined for user chains. */
   get policy(): string | undefined {
-    return this.table.chainPolicy(this.index);
-  }
-  set policy(policy: string | undefined) {
-    this.table.setChainPolicy(this.index, policy);
+    return this.table.chainIndex.policyOf(this.index);
   }
 
   /** The line that declared it (`:CHAIN`, `-N` or `-P`). */
   get line(): number | undefined {
     return this.table.chainLine(this.index);
-  }
-  set line(line: number | undefined) {
-    this.table.setChainLine(this.index, line);
   }
 
   /** Declared by `:CHAIN`, `-N` or `-P`; false when only rules name it (grep removed the line). */

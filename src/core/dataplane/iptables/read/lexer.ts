@@ -296,6 +296,13 @@ export function text(b: Uint8Array, s: number, e: number): string {
   return String.fromCharCode.apply(null, b.subarray(s, e) as unknown as number[]);
 }
 
+/** Whether the bytes [as, ae) and [s, e) of `b` are the same. */
+export function sameBytes(b: Uint8Array, as: number, ae: number, s: number, e: number): boolean {
+  if (ae - as !== e - s) return false;
+  for (let k = e - s - 1; k >= 0; k--) if (b[as + k] !== b[s + k]) return false;
+  return true;
+}
+
 /** A quoted value without its escapes (iptables-save escapes \" and \\). */
 export function unescaped(b: Uint8Array, s: number, e: number): string {
   const raw = text(b, s, e);

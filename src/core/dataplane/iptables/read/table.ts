@@ -1,6 +1,6 @@
-// One parsed table: its chains (chain-records.ts) and rules (rule-records.ts) kept as byte
-// offsets into the dump, Chain views and typed rules built on demand, and the hot fields read one
-// at a time for bulk readers.
+// One parsed table: its chains (chain-index.ts) and rules (rule-store.ts) kept as byte offsets
+// into the dump, Chain views and typed rules built on demand, and the hot fields read one at a
+// time for bulk readers.
 import { RuleLexer, text, unescaped } from './lexer.js';
 import { buildRule, type Rule } from './rule/rule.js';
 import { H, RuleFlag } from './token-walk.js';
@@ -8,24 +8,18 @@ import { bytesCidrContains } from '../../../ipv4.js';
 import type { IPFamily } from '../../../ipv6.js';
 import { DISPATCH_MIN, dispatchOf, type Dispatch } from './dispatch.js';
 import { Chain } from './chain.js';
-import { R, RuleRecords } from './rule-records.js';
+import type { ChainKind } from './chain-names.js';
+import { ChainIndex, type ChainIndexState } from './chain-index.js';
+import { RuleStore, type RuleStoreState } from './rule-store.js';
 
 /** What Table.state() hands over: plain data, typed arrays and Maps (structured-clonable). */
 export interface TableState {
   name: string;
   family: IPFamily;
   startLine: number | undefined;
-  chainCount: number;
-  ruleCount: number;
   committed: boolean;
-  chunks: Int32Array[];
-  pairChunks: Uint16Array[];
-  pairTop: number;
-  lineStarts: Map<number, number>;
-  slots: Int32Array;
-  records: Int32Array;
-  policies: Map<number, string>;
-  scatteredRules: Map<number, number[]>;
+  chains: ChainIndexState;
+  rules: RuleStoreState;
   partial: Map<string, string>;
   cutAbove: Set<string>;
   untold: boolean;
@@ -36,7 +30,11 @@ export interface AddressMatch {
   negated: boolean;
 }
 
-export class Table extends RuleRecords {
+export class Table {
+  /** Its chains by name and index: the parser declares them here. */
+  chainIndex: ChainIndex;
+  /** Its rules by id: the parser compares rule lines here. */
+  ruleStore: RuleStore;
   committed = false;
   /** Opened by its *table line: with its COMMIT, a block iptables-save printed whole. */
   headed = false;
@@ -63,11 +61,12 @@ export class Table extends RuleRecords {
 
   constructor(
     public name: string,
-    buf: Uint8Array,
+    private readonly buf: Uint8Array,
     /** The line of `*table`, or of the first line of an `iptables -S` listing. */
     readonly startLine: number | undefined,
   ) {
-    super(buf);
+    this.chainIndex = new ChainIndex(buf);
+    this.ruleStore = new RuleStore(buf);
   }
 
   /** The table's read state, to hand to another thread (its typed arrays transfer, the dump's
@@ -77,17 +76,9 @@ export class Table extends RuleRecords {
       name: this.name,
       family: this.family,
       startLine: this.startLine,
-      chainCount: this.chainCount,
-      ruleCount: this.ruleCount,
       committed: this.committed,
-      chunks: this.chunks,
-      pairChunks: this.pairChunks,
-      pairTop: this.pairTop,
-      lineStarts: this.lineStarts,
-      slots: this.slots,
-      records: this.records,
-      policies: this.policies,
-      scatteredRules: this.scatteredRules,
+      chains: this.chainIndex.state(),
+      rules: this.ruleStore.state(),
       partial: this.partial,
       cutAbove: this.cutAbove,
       untold: this.untold,
@@ -97,21 +88,97 @@ export class Table extends RuleRecords {
   static fromState(s: TableState, buf: Uint8Array): Table {
     const t = new Table(s.name, buf, s.startLine);
     t.family = s.family;
-    t.chainCount = s.chainCount;
-    t.ruleCount = s.ruleCount;
     t.committed = s.committed;
-    t.chunks = s.chunks;
-    t.pairChunks = s.pairChunks;
-    t.pairTop = s.pairTop;
-    for (const [k, v] of s.lineStarts) t.lineStarts.set(k, v);
-    t.slots = s.slots;
-    t.records = s.records;
-    t.policies = s.policies;
+    t.chainIndex = ChainIndex.fromState(s.chains, buf);
+    t.ruleStore = RuleStore.fromState(s.rules, buf);
     t.partial = s.partial;
     t.cutAbove = s.cutAbove;
     t.untold = s.untold;
-    t.scatteredRules = s.scatteredRules;
     return t;
+  }
+
+  /** How many chains the table has. */
+  get chainCount(): number {
+    return this.chainIndex.count;
+  }
+  /** How many rules the table has. */
+  get ruleCount(): number {
+    return this.ruleStore.count;
+  }
+  /** A chain or jump names a kube-proxy chain whose hash its author hid (paste/mangled/hidden-hashes.ts). */
+  get hidesHashes(): boolean {
+    return this.chainIndex.hidesHashes || this.ruleStore.hidesHashes;
+  }
+
+  /** Appends a rule of the chain at index `chain`, its hot fields from the lexer's tokens;
+   * returns its id. */
+  addRule(
+    lex: RuleLexer,
+    chain: number,
+    lineStart: number,
+    specStart: number,
+    lineEnd: number,
+    lineNo: number,
+  ): number {
+    const id = this.ruleStore.add(lex, chain, lineStart, specStart, lineEnd, lineNo);
+    this.chainIndex.addRule(chain, id);
+    return id;
+  }
+
+  // The chains' records, by index: bulk readers make no Chain view.
+  nameOf(index: number): string {
+    return this.chainIndex.nameOf(index);
+  }
+  /** The index of the chain with this name, or -1. */
+  indexOf(name: string): number {
+    return this.chainIndex.indexOf(name);
+  }
+  /** kube-proxy's per-Service chain kind of the chain at this index. */
+  kindOf(index: number): ChainKind {
+    return this.chainIndex.kindOf(index);
+  }
+  /** Some chain is of one of these kinds: read from the records, no Chain view made. */
+  hasChainOfKind(...kinds: ChainKind[]): boolean {
+    return this.chainIndex.hasChainOfKind(...kinds);
+  }
+  /** The line that declared the chain at this index, undefined for none. */
+  chainLine(index: number): number | undefined {
+    return this.chainIndex.lineOf(index);
+  }
+  ruleCountOf(index: number): number {
+    return this.chainIndex.ruleCountOf(index);
+  }
+  /** The table-wide id of the k-th rule of the chain at index. */
+  ruleIdOf(index: number, k: number): number {
+    return this.chainIndex.ruleIdOf(index, k);
+  }
+  ruleIdsOf(index: number): number[] {
+    return this.chainIndex.ruleIdsOf(index);
+  }
+
+  // The rules' records, by id.
+  flags(id: number): number {
+    return this.ruleStore.flags(id);
+  }
+  /** The rule line exactly as it appears in the dump (with its `[p:b]` counters where it has
+   * them). */
+  text(id: number): string {
+    return this.ruleStore.text(id);
+  }
+  /** Whether the rule line is exactly `s`, compared on the bytes: no string is built. */
+  textEquals(id: number, s: string): boolean {
+    return this.ruleStore.textEquals(id, s);
+  }
+  line(id: number): number {
+    return this.ruleStore.line(id);
+  }
+  /** The rule read from this line, or -1. */
+  ruleAtLine(line: number): number {
+    return this.ruleStore.ruleAtLine(line);
+  }
+  /** The index of targetChain(id), or -1: bulk readers touch no Chain object. */
+  targetIndex(id: number): number {
+    return this.ruleStore.targetIndex(id, this.chainIndex);
   }
 
   /** Chains in declaration order. */
@@ -149,15 +216,16 @@ export class Table extends RuleRecords {
   }
 
   chainOf(id: number): Chain {
-    return this.chainAtIndex(this.int(id, R.chain));
+    return this.chainAtIndex(this.ruleStore.chainOf(id));
   }
 
   /** The full typed rule. */
   rule(id: number): Rule {
     this.lexer ??= new RuleLexer(this.buf);
-    return buildRule(this.lexer, this.int(id, R.specStart), this.int(id, R.lineEnd), {
+    const rules = this.ruleStore;
+    return buildRule(this.lexer, rules.specStart(id), rules.lineEnd(id), {
       table: this.name,
-      chain: this.nameOf(this.int(id, R.chain)),
+      chain: this.nameOf(rules.chainOf(id)),
       line: this.line(id),
     });
   }
@@ -173,12 +241,13 @@ export class Table extends RuleRecords {
   // Hot fields one at a time: bulk readers build no object per rule.
   target(id: number): string | undefined {
     const c = this.targetChain(id);
-    return c ? c.name : this.field(id, H.target);
+    return c ? c.name : this.ruleStore.field(id, H.target);
   }
   /** Whether the rule's target ends with `suffix` (ASCII), read from the bytes: no lookup. */
   targetEndsWith(id: number, suffix: string): boolean {
-    if (!this.span(id, H.target) || this.fe - this.fs < suffix.length) return false;
-    const at = this.fe - suffix.length;
+    const rules = this.ruleStore;
+    if (!rules.span(id, H.target) || rules.fe - rules.fs < suffix.length) return false;
+    const at = rules.fe - suffix.length;
     for (let k = 0; k < suffix.length; k++)
       if (this.buf[at + k] !== suffix.charCodeAt(k)) return false;
     return true;
@@ -189,13 +258,13 @@ export class Table extends RuleRecords {
     return i >= 0 ? this.chainAtIndex(i) : undefined;
   }
   source(id: number): string | undefined {
-    return this.field(id, H.src);
+    return this.ruleStore.field(id, H.src);
   }
   hasSource(id: number): boolean {
-    return this.has(id, H.src);
+    return this.ruleStore.has(id, H.src);
   }
   destination(id: number): string | undefined {
-    return this.field(id, H.dst);
+    return this.ruleStore.field(id, H.dst);
   }
   /** Jumps to KUBE-MARK-MASQ (marks the packet for masquerading). */
   marksForMasquerade(id: number): boolean {
@@ -220,9 +289,12 @@ export class Table extends RuleRecords {
   /** The rule's -s / -d admits the IPv4 address `ip` (true when it has none), read from the
    * bytes: a packet walk passes most rules without typing them or making a string. */
   admits(id: number, side: 'source' | 'destination', ip: number): boolean {
-    if (!this.span(id, side === 'source' ? H.src : H.dst)) return true;
+    const rules = this.ruleStore;
+    if (!rules.span(id, side === 'source' ? H.src : H.dst)) return true;
     const negated = RuleFlag[side === 'source' ? 'srcNegated' : 'dstNegated'];
-    return bytesCidrContains(this.buf, this.fs, this.fe, ip) !== ((this.flags(id) & negated) !== 0);
+    return (
+      bytesCidrContains(this.buf, rules.fs, rules.fe, ip) !== ((this.flags(id) & negated) !== 0)
+    );
   }
   /** The first position from `k` on in the chain at `index` whose rule may match an IPv4 packet
    * to `dst`:`dport` (dispatch.ts): a walk skips the rules of a long chain that name another
@@ -242,34 +314,37 @@ export class Table extends RuleRecords {
     return { cidr, negated: (this.flags(id) & negated) !== 0 };
   }
   protocol(id: number): string | undefined {
-    if (!this.span(id, H.proto)) return undefined;
+    const rules = this.ruleStore;
+    if (!rules.span(id, H.proto)) return undefined;
     // one string for each of the usual protocols, not one per rule
     const b = this.buf;
-    const s = this.fs;
-    if (this.fe - s === 3 && b[s + 1] === 99 /* c */ && b[s + 2] === 112 /* p */) {
+    const s = rules.fs;
+    if (rules.fe - s === 3 && b[s + 1] === 99 /* c */ && b[s + 2] === 112 /* p */) {
       if (b[s] === 116 /* t */) return 'tcp';
       if (b[s] === 117 /* u */) return 'udp';
     }
-    return text(b, s, this.fe);
+    return text(b, s, rules.fe);
   }
   dport(id: number): string | undefined {
-    return this.field(id, H.dport);
+    return this.ruleStore.field(id, H.dport);
   }
   comment(id: number): string | undefined {
-    if (!this.span(id, H.comment)) return undefined;
+    const rules = this.ruleStore;
+    if (!rules.span(id, H.comment)) return undefined;
     return (this.flags(id) & RuleFlag.commentQuoted) !== 0
-      ? unescaped(this.buf, this.fs, this.fe)
-      : text(this.buf, this.fs, this.fe);
+      ? unescaped(this.buf, rules.fs, rules.fe)
+      : text(this.buf, rules.fs, rules.fe);
   }
   /** DNAT/SNAT address as written, undefined when the old-iptables quirk hides it. */
   to(id: number): string | undefined {
-    return (this.flags(id) & RuleFlag.dnatQuirk) !== 0 ? undefined : this.field(id, H.to);
+    return (this.flags(id) & RuleFlag.dnatQuirk) !== 0 ? undefined : this.ruleStore.field(id, H.to);
   }
   /** The statistic probability, read from the bytes without building a string. */
   probability(id: number): number | undefined {
-    if (!this.span(id, H.probability)) return undefined;
-    const s = this.fs;
-    const e = this.fe;
+    const rules = this.ruleStore;
+    if (!rules.span(id, H.probability)) return undefined;
+    const s = rules.fs;
+    const e = rules.fe;
     const b = this.buf;
     let whole = 0;
     let frac = 0;

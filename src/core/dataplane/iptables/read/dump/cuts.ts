@@ -231,7 +231,7 @@ export abstract class DumpCuts extends DumpState {
       if (typed.chain === undefined) continue;
       const c = t.indexOf(typed.chain);
       if (c < 0 || t.chainLine(c) !== undefined || t.ruleCountOf(c) === 0) continue;
-      t.setChainLine(c, typed.line);
+      t.chainIndex.setLine(c, typed.line);
       this.warn(
         'table',
         `the rules of ${typed.chain} are \`${typed.command}\`'s listing of that chain (line ${typed.line}), its -N line not in the paste: the chain is the one the command names, declared there`,

@@ -186,7 +186,7 @@ export function printedBy(t: Table, f: Filtered): boolean {
   for (let c = 0; c < t.chainCount; c++) {
     // its declaration as iptables-save (`:NAME POLICY`) or -S (`-N NAME`, `-P NAME POLICY`) prints it
     const name = t.nameOf(c);
-    const policy = t.chainPolicy(c);
+    const policy = t.chainIndex.policyOf(c);
     const declared = [`:${name} ${policy ?? '-'}`, policy ? `-P ${name} ${policy}` : `-N ${name}`];
     if (within(t.chainLine(c)) && !declared.some((d) => match.test(d))) return false;
     for (const id of t.ruleIdsOf(c))

@@ -82,7 +82,7 @@ export class Repeats {
   cutCopy(s: number, e: number): boolean {
     for (const [table, chains] of this.next)
       for (const [chain, k] of chains)
-        if (table.ruleStartsWith(table.ruleIdOf(chain, k), s, e)) return true;
+        if (table.ruleStore.ruleStartsWith(table.ruleIdOf(chain, k), s, e)) return true;
     return false;
   }
 
@@ -96,7 +96,7 @@ export class Repeats {
     const chains = this.next.get(table);
     const k = chains?.get(chain);
     if (k !== undefined) {
-      if (table.ruleIs(table.ruleIdOf(chain, k), r.s, r.e)) {
+      if (table.ruleStore.ruleIs(table.ruleIdOf(chain, k), r.s, r.e)) {
         this.expect(table, chain, k + 1);
         return 'copy';
       }
@@ -107,7 +107,7 @@ export class Repeats {
     // a clean dump pays one length compare: its first rule's, where the chain does not resume
     for (const j of resumed ? this.alike(table, chain, r) : FIRST)
       if (
-        table.ruleIs(table.ruleIdOf(chain, j), r.s, r.e) &&
+        table.ruleStore.ruleIs(table.ruleIdOf(chain, j), r.s, r.e) &&
         this.goesOn(table, chain, j + 1, r.e) &&
         !(
           save !== undefined &&
@@ -128,7 +128,11 @@ export class Repeats {
     if (!shown) this.shown.set(table, (shown = new Set()));
     for (const j of this.alike(table, chain, r)) {
       const id = table.ruleIdOf(chain, j);
-      if (table.line(id) >= this.runStart || shown.has(id) || !table.ruleTextIs(id, r.a, r.e))
+      if (
+        table.line(id) >= this.runStart ||
+        shown.has(id) ||
+        !table.ruleStore.ruleTextIs(id, r.a, r.e)
+      )
         continue;
       shown.add(id);
       return true;
@@ -144,7 +148,7 @@ export class Repeats {
     if (!index) {
       chains.set(chain, (index = new Map()));
       for (let j = 0; j < table.ruleCountOf(chain); j++)
-        push(index, table.ruleTextHash(table.ruleIdOf(chain, j)), j);
+        push(index, table.ruleStore.ruleTextHash(table.ruleIdOf(chain, j)), j);
     }
     return index.get(textHash(this.buf, r.a, r.e)) ?? [];
   }
@@ -170,10 +174,10 @@ export class Repeats {
       if (!r) return false;
       let name = r.a + 3;
       while (name < r.e && this.buf[name] !== SP) name++;
-      if (!table.named(chain, r.a + 3, name)) continue;
+      if (!table.chainIndex.named(chain, r.a + 3, name)) continue;
       const id = table.ruleIdOf(chain, j);
-      if (table.ruleIs(id, r.s, r.e)) j++;
-      else return line.e >= this.lastEnd() && table.ruleStartsWith(id, r.s, r.e);
+      if (table.ruleStore.ruleIs(id, r.s, r.e)) j++;
+      else return line.e >= this.lastEnd() && table.ruleStore.ruleStartsWith(id, r.s, r.e);
     }
     return true;
   }

@@ -205,7 +205,7 @@ export abstract class DumpRuleLines extends DumpSections {
     if (this.outsideTables()) return this.skip('stray');
     const table = this.filterReject(spec || text(this.buf, specStart, e)) ?? this.target();
     const near = this.lastTable === table ? this.lastChain : -1;
-    const chain = table.chainAt(t[0]!, t[1]!, near);
+    const chain = table.chainIndex.chainAt(t[0]!, t[1]!, near);
     if (this.options.listView?.broken.includes(this.lineNo)) {
       const name = table.nameOf(chain);
       table.partial.set(name, 'a rule of it is not in the paste: -L printed only its counters');
@@ -294,7 +294,7 @@ export abstract class DumpRuleLines extends DumpSections {
     for (const d of this.againDeclared) {
       [this.lineNo, this.lineStart] = [d.line, d.s - 1]; // the new table starts at its first
       const table = this.target();
-      table.setChainLine(table.chainAt(d.s, d.e), d.line);
+      table.chainIndex.setLine(table.chainIndex.chainAt(d.s, d.e), d.line);
     }
     [this.lineNo, this.lineStart] = [lineNo, lineStart];
   }
@@ -314,7 +314,7 @@ export abstract class DumpRuleLines extends DumpSections {
     let end = spec;
     while (end < e && this.buf[end] !== SP) end++;
     const table = this.target();
-    const name = table.nameOf(table.chainAt(spec, end));
+    const name = table.nameOf(table.chainIndex.chainAt(spec, end));
     table.partial.set(name, `a rule of it is not read: its address "${address}" is hidden`);
     this.warn(
       'redacted',

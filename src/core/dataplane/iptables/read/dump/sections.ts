@@ -180,7 +180,7 @@ export abstract class DumpSections extends DumpFamilies {
     const table = this.target();
     if (redeclared || afterCommit) this.redeclared.add(table);
     this.saveForm.add(table);
-    const chain = table.chainAt(s + 1, k);
+    const chain = table.chainIndex.chainAt(s + 1, k);
     const declared = table.chainLine(chain);
     if (declared !== undefined) {
       this.warn(
@@ -190,8 +190,8 @@ export abstract class DumpSections extends DumpFamilies {
       if (!this.current) this.againDeclared.push({ s: s + 1, e: k, line: this.lineNo });
       return;
     }
-    table.setChainLine(chain, this.lineNo);
-    if (!(p === k + 2 && b[k + 1] === 45)) table.setChainPolicy(chain, text(b, k + 1, p));
+    table.chainIndex.setLine(chain, this.lineNo);
+    if (!(p === k + 2 && b[k + 1] === 45)) table.chainIndex.setPolicy(chain, text(b, k + 1, p));
   }
 
   /** "-N CHAIN" or "-P CHAIN POLICY" (iptables -S). */
@@ -227,9 +227,9 @@ export abstract class DumpSections extends DumpFamilies {
       this.closeSection();
     if (this.outsideTables()) return this.skip('stray');
     const table = this.target();
-    const chain = table.chainAt(words[2]!, words[3]!);
-    table.setChainLine(chain, this.lineNo);
-    if (policy) table.setChainPolicy(chain, text(b, words[4]!, words[5]!));
+    const chain = table.chainIndex.chainAt(words[2]!, words[3]!);
+    table.chainIndex.setLine(chain, this.lineNo);
+    if (policy) table.chainIndex.setPolicy(chain, text(b, words[4]!, words[5]!));
   }
 
   /** Whether a command typed just above greps a listing of the open section's own table: its

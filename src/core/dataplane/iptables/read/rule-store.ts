@@ -1,12 +1,12 @@
 // A table's rules as fixed records in chunked Int32Arrays, each with the byte offsets of only the
 // hot fields it has (token-walk.ts), packed in a second store: a big dump costs ~50 bytes a rule.
-import { LineSyntaxError, text, type RuleLexer } from './lexer.js';
+import { LineSyntaxError, sameBytes, text, type RuleLexer } from './lexer.js';
 import { H, HOT_FIELDS, RuleFlag, walkRule } from './token-walk.js';
 import { hides, textHash } from './chain-names.js';
-import { ChainRecords } from './chain-records.js';
+import type { ChainIndex } from './chain-index.js';
 
 /** A rule's record: its fields' places in its chunk. */
-export const R = {
+const R = {
   specStart: 0, // the chain name after "-A "
   lineEnd: 1,
   lineNo: 2,
@@ -33,19 +33,51 @@ const BEFORE = Array.from({ length: HOT_FIELDS }, (_, k) =>
   }),
 );
 
-export abstract class RuleRecords extends ChainRecords {
-  ruleCount = 0;
-  protected chunks: Int32Array[] = [];
-  // a field's [start, end) as Uint16 offsets from its rule's specStart: half the bytes of Int32
-  protected pairChunks: Uint16Array[] = [];
-  protected fs = 0; // the field span() found
-  protected fe = 0;
-  protected pairTop = PAIR_CHUNK; // next free int in the pair store (full: a chunk is added)
-  private readonly hotScratch = new Int32Array(HOT_FIELDS * 2 + 1);
-  protected readonly lineStarts = new Map<number, number>(); // rules with a counters prefix
+/** What RuleStore.state() hands over: typed arrays and a Map (structured-clonable). */
+export interface RuleStoreState {
+  count: number;
+  chunks: Int32Array[];
+  pairChunks: Uint16Array[];
+  pairTop: number;
+  lineStarts: Map<number, number>;
+}
 
-  /** Appends a rule's hot fields from the lexer's tokens; returns its id. */
-  addRule(
+export class RuleStore {
+  /** How many rules the table has; their ids are 0 to count - 1, in the input's order. */
+  count = 0;
+  /** A rule jumps to a kube-proxy chain whose hash its author hid (paste/mangled/hidden-hashes.ts). */
+  hidesHashes = false;
+  /** The field span() found: its [fs, fe) bytes. */
+  fs = 0;
+  fe = 0;
+  private chunks: Int32Array[] = [];
+  // a field's [start, end) as Uint16 offsets from its rule's specStart: half the bytes of Int32
+  private pairChunks: Uint16Array[] = [];
+  private pairTop = PAIR_CHUNK; // next free int in the pair store (full: a chunk is added)
+  private readonly hotScratch = new Int32Array(HOT_FIELDS * 2 + 1);
+  private lineStarts = new Map<number, number>(); // rules with a counters prefix
+
+  constructor(private readonly buf: Uint8Array) {}
+
+  /** The store's read state, to hand to another thread; `fromState` gives the same store back. */
+  state(): RuleStoreState {
+    const { count, chunks, pairChunks, pairTop, lineStarts } = this;
+    return { count, chunks, pairChunks, pairTop, lineStarts };
+  }
+
+  static fromState(s: RuleStoreState, buf: Uint8Array): RuleStore {
+    const store = new RuleStore(buf);
+    store.count = s.count;
+    store.chunks = s.chunks;
+    store.pairChunks = s.pairChunks;
+    store.pairTop = s.pairTop;
+    for (const [k, v] of s.lineStarts) store.lineStarts.set(k, v);
+    return store;
+  }
+
+  /** Appends a rule of the chain at index `chain`, its hot fields from the lexer's tokens;
+   * returns its id. */
+  add(
     lex: RuleLexer,
     chain: number,
     lineStart: number,
@@ -53,7 +85,7 @@ export abstract class RuleRecords extends ChainRecords {
     lineEnd: number,
     lineNo: number,
   ): number {
-    const id = this.ruleCount++;
+    const id = this.count++;
     if ((id & MASK) === 0) this.chunks.push(new Int32Array(CHUNK * STRIDE));
     const c = this.chunks[id >> CHUNK_BITS]!;
     const at = (id & MASK) * STRIDE;
@@ -88,16 +120,29 @@ export abstract class RuleRecords extends ChainRecords {
     c[at + R.targetChain] = UNRESOLVED; // looked up on first use: most jumps are never followed
     c[at + R.pairs] = this.pairTop;
     this.pairTop = (this.pairTop & ~(PAIR_CHUNK - 1)) + top;
-    this.addRuleTo(chain, id);
     return id;
   }
 
-  protected int(id: number, field: number): number {
+  private int(id: number, field: number): number {
     return this.chunks[id >> CHUNK_BITS]![(id & MASK) * STRIDE + field]!;
   }
 
+  /** The index of the rule's chain. */
+  chainOf(id: number): number {
+    return this.int(id, R.chain);
+  }
+
+  /** Where the rule's text after "-A " starts (its chain's name). */
+  specStart(id: number): number {
+    return this.int(id, R.specStart);
+  }
+
+  lineEnd(id: number): number {
+    return this.int(id, R.lineEnd);
+  }
+
   /** Puts a present hot field's [start, end) bytes in fs / fe; false when the rule has none. */
-  protected span(id: number, field: number): boolean {
+  span(id: number, field: number): boolean {
     const c = this.chunks[id >> CHUNK_BITS]!;
     const at = (id & MASK) * STRIDE;
     const present = c[at + R.flags]! >>> PRESENT_SHIFT;
@@ -111,11 +156,11 @@ export abstract class RuleRecords extends ChainRecords {
     return true;
   }
 
-  protected field(id: number, field: number): string | undefined {
+  field(id: number, field: number): string | undefined {
     return this.span(id, field) ? text(this.buf, this.fs, this.fe) : undefined;
   }
 
-  protected has(id: number, field: number): boolean {
+  has(id: number, field: number): boolean {
     return ((this.int(id, R.flags) >>> PRESENT_SHIFT) & (1 << field)) !== 0;
   }
 
@@ -150,7 +195,7 @@ export abstract class RuleRecords extends ChainRecords {
   /** The rule read from this line, or -1: rule ids follow the input's order, as lines do. */
   ruleAtLine(line: number): number {
     let lo = 0;
-    let hi = this.ruleCount - 1;
+    let hi = this.count - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const at = this.line(mid);
@@ -164,19 +209,20 @@ export abstract class RuleRecords extends ChainRecords {
   /** Whether the rule's line, from its `[p:b]` counters where it has them (else its "-A"), is the
    * bytes [s, e) of the dump: two rules of one text that count apart are two rules. */
   ruleIs(id: number, s: number, e: number): boolean {
-    return this.sameBytes(this.lineStartOf(id), this.int(id, R.lineEnd), s, e);
+    return sameBytes(this.buf, this.lineStartOf(id), this.int(id, R.lineEnd), s, e);
   }
 
   /** Whether the bytes [s, e) are the start of the rule's line as ruleIs takes it: a copy of it
    * cut at the paste's end. */
   ruleStartsWith(id: number, s: number, e: number): boolean {
     const start = this.lineStartOf(id);
-    return e - s < this.int(id, R.lineEnd) - start && this.sameBytes(start, start + e - s, s, e);
+    const end = this.int(id, R.lineEnd);
+    return e - s < end - start && sameBytes(this.buf, start, start + e - s, s, e);
   }
 
   /** Whether the rule's text, from its "-A" (its counters aside), is the bytes [a, e). */
   ruleTextIs(id: number, a: number, e: number): boolean {
-    return this.sameBytes(this.int(id, R.specStart) - 3, this.int(id, R.lineEnd), a, e);
+    return sameBytes(this.buf, this.int(id, R.specStart) - 3, this.int(id, R.lineEnd), a, e);
   }
 
   /** textHash of the rule's text, from its "-A". */
@@ -191,13 +237,13 @@ export abstract class RuleRecords extends ChainRecords {
       : this.int(id, R.specStart) - 3;
   }
 
-  /** The index of targetChain(id), or -1: bulk readers touch no Chain object. */
-  targetIndex(id: number): number {
+  /** The index in `chains` of the chain the rule jumps or goes to, or -1: looked up once. */
+  targetIndex(id: number, chains: ChainIndex): number {
     const c = this.chunks[id >> CHUNK_BITS]!;
     const at = (id & MASK) * STRIDE;
     let i = c[at + R.targetChain]!;
     if (i === UNRESOLVED)
-      i = c[at + R.targetChain] = this.span(id, H.target) ? this.lookup(this.fs, this.fe) : -1;
+      i = c[at + R.targetChain] = this.span(id, H.target) ? chains.lookup(this.fs, this.fe) : -1;
     return i;
   }
 }

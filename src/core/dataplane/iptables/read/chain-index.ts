@@ -1,6 +1,6 @@
 // A table's chains as records in one Int32Array (name bytes, rules, declaring line, kind), found
 // by their name's bytes through an open-addressing hash: no object per chain until asked.
-import { text } from './lexer.js';
+import { sameBytes, text } from './lexer.js';
 import { chainKind, hashBytes, hashName, hides, KINDS, type ChainKind } from './chain-names.js';
 
 /** A chain's record in its table: name bytes, rules [first, first + count) (count -1: listed
@@ -9,32 +9,57 @@ const C = { nameStart: 0, nameEnd: 1, first: 2, count: 3, line: 4, kind: 5 } as 
 const C_STRIDE = 6;
 const SLOT_INTS = 2;
 
-export abstract class ChainRecords {
+/** What ChainIndex.state() hands over: typed arrays and Maps (structured-clonable). */
+export interface ChainIndexState {
+  count: number;
+  slots: Int32Array;
+  records: Int32Array;
+  policies: Map<number, string>;
+  scatteredRules: Map<number, number[]>;
+}
+
+export class ChainIndex {
   /** How many chains the table has. */
-  chainCount = 0;
-  /** A chain or jump names a kube-proxy chain whose hash its author hid (paste/mangled/hidden-hashes.ts). */
+  count = 0;
+  /** A chain names a kube-proxy chain whose hash its author hid (paste/mangled/hidden-hashes.ts). */
   hidesHashes = false;
   // open-addressing hash of chain names by their bytes: slot i holds [hash, chain index + 1], so
   // a probe compares hashes before it reads any name
-  protected slots: Int32Array = new Int32Array(2048);
+  private slots: Int32Array = new Int32Array(2048);
   private lastTarget = -1; // the chain the last resolved jump went to: KUBE-MARK-MASQ comes often
-  protected records: Int32Array = new Int32Array(1024 * C_STRIDE); // per chain, see C
+  private records: Int32Array = new Int32Array(1024 * C_STRIDE); // per chain, see C
   private names: (string | undefined)[] = []; // decoded chain names, by index
-  protected policies = new Map<number, string>();
-  protected scatteredRules = new Map<number, number[]>();
+  private policies = new Map<number, string>();
+  private scatteredRules = new Map<number, number[]>();
 
-  constructor(protected readonly buf: Uint8Array) {}
+  constructor(private readonly buf: Uint8Array) {}
 
-  chainLine(index: number): number | undefined {
+  /** The index's read state, to hand to another thread; `fromState` gives the same index back. */
+  state(): ChainIndexState {
+    const { count, slots, records, policies, scatteredRules } = this;
+    return { count, slots, records, policies, scatteredRules };
+  }
+
+  static fromState(s: ChainIndexState, buf: Uint8Array): ChainIndex {
+    const index = new ChainIndex(buf);
+    index.count = s.count;
+    index.slots = s.slots;
+    index.records = s.records;
+    index.policies = s.policies;
+    index.scatteredRules = s.scatteredRules;
+    return index;
+  }
+
+  lineOf(index: number): number | undefined {
     return this.records[index * C_STRIDE + C.line] || undefined;
   }
-  setChainLine(index: number, line: number | undefined): void {
+  setLine(index: number, line: number | undefined): void {
     this.records[index * C_STRIDE + C.line] = line ?? 0;
   }
-  chainPolicy(index: number): string | undefined {
+  policyOf(index: number): string | undefined {
     return this.policies.get(index);
   }
-  setChainPolicy(index: number, policy: string | undefined): void {
+  setPolicy(index: number, policy: string | undefined): void {
     if (policy === undefined) this.policies.delete(index);
     else this.policies.set(index, policy);
   }
@@ -58,7 +83,8 @@ export abstract class ChainRecords {
     return Array.from({ length: count }, (_, k) => first + k);
   }
 
-  protected addRuleTo(index: number, id: number): void {
+  /** Appends the rule `id` to the chain at index. */
+  addRule(index: number, id: number): void {
     const at = index * C_STRIDE;
     const count = this.records[at + C.count]!;
     if (count < 0) this.scatteredRules.get(index)!.push(id);
@@ -81,7 +107,7 @@ export abstract class ChainRecords {
 
   /** Some chain is of one of these kinds: read from the records, no Chain view made. */
   hasChainOfKind(...kinds: ChainKind[]): boolean {
-    for (let i = 0; i < this.chainCount; i++) if (kinds.includes(this.kindOf(i))) return true;
+    for (let i = 0; i < this.count; i++) if (kinds.includes(this.kindOf(i))) return true;
     return false;
   }
 
@@ -90,7 +116,7 @@ export abstract class ChainRecords {
     const at = index * C_STRIDE;
     // sized to every chain at once: a first write far past the end (names[4240] of []) would
     // turn the array into a dictionary, slower to read and several times the size
-    if (this.names.length < this.chainCount) this.names.length = this.chainCount;
+    if (this.names.length < this.count) this.names.length = this.count;
     return (this.names[index] ??= text(
       this.buf,
       this.records[at + C.nameStart]!,
@@ -104,12 +130,12 @@ export abstract class ChainRecords {
   chainAt(s: number, e: number, near = -1): number {
     if (near >= 0) {
       if (this.named(near, s, e)) return near;
-      if (near + 1 < this.chainCount && this.named(near + 1, s, e)) return near + 1;
+      if (near + 1 < this.count && this.named(near + 1, s, e)) return near + 1;
     }
     const h = hashBytes(this.buf, s, e);
     let found = this.probe(h, s, e);
     if (found >= 0) return found;
-    const index = this.chainCount++;
+    const index = this.count++;
     if ((index + 1) * C_STRIDE > this.records.length) {
       const grown = new Int32Array(this.records.length * 2);
       grown.set(this.records);
@@ -120,7 +146,7 @@ export abstract class ChainRecords {
     this.records[at + C.nameEnd] = e;
     this.records[at + C.kind] = chainKind(this.buf, s, e);
     if (!this.hidesHashes) this.hidesHashes = hides(this.buf, s, e);
-    if ((this.chainCount + 1) * 2 * SLOT_INTS > this.slots.length) {
+    if ((this.count + 1) * 2 * SLOT_INTS > this.slots.length) {
       this.rehash();
       found = this.probe(h, s, e);
     }
@@ -131,7 +157,8 @@ export abstract class ChainRecords {
   /** Whether the chain at index is named by the bytes [s, e). */
   named(index: number, s: number, e: number): boolean {
     const at = index * C_STRIDE;
-    return this.sameBytes(this.records[at + C.nameStart]!, this.records[at + C.nameEnd]!, s, e);
+    const r = this.records;
+    return sameBytes(this.buf, r[at + C.nameStart]!, r[at + C.nameEnd]!, s, e);
   }
 
   /** The index of the chain with this name, or -1. */
@@ -145,6 +172,15 @@ export abstract class ChainRecords {
     }
   }
 
+  /** The index of the chain a jump names by the bytes [s, e), or -1 (no chain is made). */
+  lookup(s: number, e: number): number {
+    const last = this.lastTarget;
+    if (last >= 0 && this.named(last, s, e)) return last;
+    const found = this.probe(hashBytes(this.buf, s, e), s, e);
+    if (found >= 0) this.lastTarget = found;
+    return found >= 0 ? found : -1;
+  }
+
   /** Whether the chain at index is named `name`, compared on the bytes (no name decoded). */
   private spells(index: number, name: string): boolean {
     const s = this.records[index * C_STRIDE + C.nameStart]!;
@@ -155,21 +191,6 @@ export abstract class ChainRecords {
       if (c >= 0x80) return this.nameOf(index) === name;
       if (c !== name.charCodeAt(k)) return false;
     }
-    return true;
-  }
-
-  protected lookup(s: number, e: number): number {
-    const last = this.lastTarget;
-    if (last >= 0 && this.named(last, s, e)) return last;
-    const found = this.probe(hashBytes(this.buf, s, e), s, e);
-    if (found >= 0) this.lastTarget = found;
-    return found >= 0 ? found : -1;
-  }
-
-  protected sameBytes(as: number, ae: number, s: number, e: number): boolean {
-    if (ae - as !== e - s) return false;
-    const b = this.buf;
-    for (let k = e - s - 1; k >= 0; k--) if (b[as + k] !== b[s + k]) return false;
     return true;
   }
 
