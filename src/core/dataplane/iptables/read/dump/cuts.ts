@@ -1,4 +1,4 @@
-// The dump parser's layer for a paste cut short: a last line cut mid-rule, at or inside a chain's
+// The dump parser's collaborator for a paste cut short: a last line cut mid-rule, at or inside a chain's
 // name, after its counters; an `iptables -L` listing cut in its head; and the chains a cut, an
 // elision or a paste that starts inside a table leaves not whole.
 import { text } from '../lexer.js';
@@ -6,10 +6,10 @@ import type { ListViewCut } from '../paste/list-view/to-rules.js';
 import type { Ruleset } from '../ruleset.js';
 import type { Table } from '../table.js';
 import { excerpt } from '../../../../sanitize.js';
-import { DumpState } from './state.js';
+import type { ParserState } from './parser-state.js';
 import { filteredChains, printedBy, type Filtered } from './grep-windows.js';
 
-export abstract class DumpCuts extends DumpState {
+export class Cuts {
   /** The chain of the rule a cut ends in, where the paste names it: -1 for none. */
   private cutIn = -1;
   /** Greps typed above rules that are not all their output (a paste put together by hand). */
@@ -17,18 +17,20 @@ export abstract class DumpCuts extends DumpState {
   /** The greps whose output is said not whole already: one warning per grep, not per table. */
   private readonly saidFiltered = new Set<Filtered>();
 
+  constructor(private readonly state: ParserState) {}
+
   /** What the messages of a cut call the text: a node's recorded dump, else the paste. */
   private get noun(): 'dump' | 'paste' {
-    return this.options.noun ?? 'paste';
+    return this.state.options.noun ?? 'paste';
   }
 
   /** iptables-save -c's "[packets:bytes]" on a line of its own: the rule after it is the one
    * they count; on the last line, the paste was cut after them. */
-  protected counters(last: boolean): void {
-    const next = !last && this.nextStarts(65 /* A */);
-    if (!next) this.countersLines.push(this.lineNo);
+  counters(last: boolean): void {
+    const next = !last && this.state.nextStarts(65 /* A */);
+    if (!next) this.state.countersLines.push(this.state.lineNo);
     if (last) return this.cutShort('a rule cut after its counters');
-    this.warn(
+    this.state.warn(
       'counters',
       next
         ? 'the counters iptables-save -c prints before a rule, on a line of their own: the rule on the next line is read'
@@ -38,17 +40,17 @@ export abstract class DumpCuts extends DumpState {
 
   /** The input's last line, without its newline, ends inside a kube-proxy chain's name: the rule
    * is read up to its jump, and the chain it names (its name cut) is not in the paste. */
-  protected cutInName(table: Table, name: string): void {
-    this.cutTable = table;
-    this.cutIn = this.lastChain;
+  cutInName(table: Table, name: string): void {
+    this.state.cutTable = table;
+    this.cutIn = this.state.lastChain;
     const prefix = name.slice(0, name.lastIndexOf('-') + 1);
     table.partial.set(
       name,
       `its name is cut at the end of the ${this.noun}: the chain is not in it`,
     );
-    this.warn(
+    this.state.warn(
       'truncated',
-      `the ${this.noun} is cut at line ${this.lineNo}: it ends mid-word in ${name}, ${name.length - prefix.length} of the 16 characters kube-proxy writes after ${prefix}: the rule is read, the chain it names is not in the ${this.noun}`,
+      `the ${this.noun} is cut at line ${this.state.lineNo}: it ends mid-word in ${name}, ${name.length - prefix.length} of the 16 characters kube-proxy writes after ${prefix}: the rule is read, the chain it names is not in the ${this.noun}`,
     );
   }
 
@@ -58,10 +60,10 @@ export abstract class DumpCuts extends DumpState {
    * not in it; and the chain the input ends in may go on past the end when the input was cut
    * (no COMMIT, a last line cut mid-rule) or is a fragment (rules without any declaration).
    */
-  protected markPartial(t: Table): void {
+  markPartial(t: Table): void {
     this.declareListed(t);
-    const noCommit = this.saveForm.has(t) && !t.committed;
-    const elided = this.elided.get(t);
+    const noCommit = this.state.saveForm.has(t) && !t.committed;
+    const elided = this.state.elided.get(t);
     for (const c of elided ?? [])
       if (c >= 0)
         t.partial.set(
@@ -70,7 +72,7 @@ export abstract class DumpCuts extends DumpState {
         );
     // a chain whose rules go on after an elision: rules before them may be among those left out,
     // taking their shares first
-    for (const c of this.elidedAbove.get(t) ?? []) {
+    for (const c of this.state.elidedAbove.get(t) ?? []) {
       const name = t.nameOf(c);
       t.partial.set(
         name,
@@ -81,9 +83,9 @@ export abstract class DumpCuts extends DumpState {
       t.cutAbove.add(name);
     }
     // a table the paste's last line elides is left open there, not cut
-    const cut = (noCommit && this.endsElided?.table !== t) || this.cutTable === t;
+    const cut = (noCommit && this.state.endsElided?.table !== t) || this.state.cutTable === t;
     // iptables -L lists each chain's rules under its Chain line: only the one cut may go on
-    const listed = this.options.listView !== undefined;
+    const listed = this.state.options.listView !== undefined;
     let declared = false;
     for (let c = 0; c < t.chainCount; c++) {
       if (t.chainLine(c) === undefined) continue;
@@ -99,8 +101,8 @@ export abstract class DumpCuts extends DumpState {
     }
     // the chain the paste starts in may have rules above it; in kube-proxy's restore input (its
     // log's, or chains taking turns) any chain may
-    const turns = this.interleaved.has(t) || this.logged.length > 0;
-    for (let c = 0; this.startsInside.has(t) && c < t.chainCount; c++)
+    const turns = this.state.interleaved.has(t) || this.state.logged.length > 0;
+    for (let c = 0; this.state.startsInside.has(t) && c < t.chainCount; c++)
       if ((c === 0 || turns) && t.chainLine(c) === undefined && t.ruleCountOf(c) > 0) {
         t.partial.set(
           t.nameOf(c),
@@ -109,20 +111,20 @@ export abstract class DumpCuts extends DumpState {
         t.cutAbove.add(t.nameOf(c));
       }
     // rows read above the paste's first Chain line: that chain's first rules lie above it
-    for (const name of this.options.listView?.above ?? [])
+    for (const name of this.state.options.listView?.above ?? [])
       if (t.indexOf(name) >= 0) {
         t.partial.set(name, 'its Chain line is above the paste: more of its rules may lie above');
         t.cutAbove.add(name);
       }
     // a chain grep's window may cut (grep -A/-B/-C output): what lies past the window is unknown
-    for (const cut of this.grep.cuts) {
+    for (const cut of this.state.grep.cuts) {
       if (cut.table !== t) continue;
       const name = t.nameOf(cut.chain);
       if (!t.partial.has(name)) t.partial.set(name, cut.why);
       if (cut.side === 'before') t.cutAbove.add(name);
-      this.warn('elided', cut.said, cut.line);
+      this.state.warn('elided', cut.said, cut.line);
     }
-    const last = this.lastTable === t ? this.lastChain : -1;
+    const last = this.state.lastTable === t ? this.state.lastChain : -1;
     // a COMMIT the paste holds ends its last chain
     if (last >= 0 && (cut || (!declared && !t.committed)))
       t.partial.set(
@@ -145,13 +147,13 @@ export abstract class DumpCuts extends DumpState {
   /** The chains a grep without context options printed only the matching rules of: partial, its
    * reason said over a cut's (the grep, not the paste's end, is why). */
   private markFiltered(t: Table): void {
-    for (const f of this.grep.filtered) {
+    for (const f of this.state.grep.filtered) {
       // -L's rows are read as rules in another spelling: their text is not what grep matched
-      if (this.options.listView === undefined && !printedBy(t, f)) {
+      if (this.state.options.listView === undefined && !printedBy(t, f)) {
         this.notGrepped.add(f);
         continue;
       }
-      const chains = filteredChains(t, f, this.options.listView === undefined);
+      const chains = filteredChains(t, f, this.state.options.listView === undefined);
       for (const c of chains) {
         const name = t.nameOf(c);
         t.partial.set(
@@ -162,7 +164,7 @@ export abstract class DumpCuts extends DumpState {
       }
       if (chains.length > 0 && !this.saidFiltered.has(f)) {
         this.saidFiltered.add(f);
-        this.warn(
+        this.state.warn(
           'view',
           `lines ${f.start}-${f.end} are the output of \`${excerpt(f.command, 60)}\` (line ${f.line}): only ${f.keeps}, so the chains they show are not whole: no share or count of their endpoints is stated`,
           f.line,
@@ -175,14 +177,14 @@ export abstract class DumpCuts extends DumpState {
    * of the rule before it and of the rule after it, in the same command's output. The chain after
    * it may have more rules above those read. */
   private markListRows(t: Table): void {
-    const rows = this.foreign.get('iptables-list') ?? [];
-    if (rows.length === 0 || this.options.listView !== undefined) return;
+    const rows = this.state.foreign.get('iptables-list') ?? [];
+    if (rows.length === 0 || this.state.options.listView !== undefined) return;
     // the rule lines of the table, with their chains, in line order
     const rules: [line: number, chain: number][] = [];
     for (let c = 0; c < t.chainCount; c++)
       for (const id of t.ruleIdsOf(c)) rules.push([t.line(id), c]);
     rules.sort((a, b) => a[0] - b[0]);
-    const apart = (a: number, b: number) => this.grep.ends.some((end) => end >= a && end < b);
+    const apart = (a: number, b: number) => this.state.grep.ends.some((end) => end >= a && end < b);
     for (const row of rows) {
       const next = rules.findIndex(([line]) => line > row);
       const after = next >= 0 ? rules[next] : undefined;
@@ -198,8 +200,8 @@ export abstract class DumpCuts extends DumpState {
   }
 
   /** The greps without context options whose output holds the rules read. */
-  protected filteredBy(): Ruleset['filtered'] {
-    return this.grep.filtered
+  filteredBy(): Ruleset['filtered'] {
+    return this.state.grep.filtered
       .filter((f) => !this.notGrepped.has(f))
       .map((f) => ({ command: f.command, line: f.line, keeps: f.keeps }));
   }
@@ -207,7 +209,7 @@ export abstract class DumpCuts extends DumpState {
   /** The chains a typed `iptables -S CHAIN N` lists rule N of, that rule alone (the rules
    * before and after it not in the paste), or a pipe after `-S CHAIN` keeps some rules of. */
   private markListedRules(t: Table): void {
-    for (const typed of this.listedChains.get(t) ?? []) {
+    for (const typed of this.state.listedChains.get(t) ?? []) {
       const part = typed.part;
       if (!part || t.indexOf(part.chain) < 0) continue;
       const n = (part.rule ?? 1) - 1;
@@ -227,12 +229,12 @@ export abstract class DumpCuts extends DumpState {
    * printed it first, then every rule of the chain, so the command declares the chain its rows
    * are in, at its line. */
   private declareListed(t: Table): void {
-    for (const typed of this.listedChains.get(t) ?? []) {
+    for (const typed of this.state.listedChains.get(t) ?? []) {
       if (typed.chain === undefined) continue;
       const c = t.indexOf(typed.chain);
       if (c < 0 || t.chainLine(c) !== undefined || t.ruleCountOf(c) === 0) continue;
       t.chainIndex.setLine(c, typed.line);
-      this.warn(
+      this.state.warn(
         'table',
         `the rules of ${typed.chain} are \`${typed.command}\`'s listing of that chain (line ${typed.line}), its -N line not in the paste: the chain is the one the command names, declared there`,
         typed.line,
@@ -241,33 +243,40 @@ export abstract class DumpCuts extends DumpState {
   }
 
   /** A last line that does not lex: the paste was cut in the middle of it. */
-  protected cutShort(reason: string, where = 'mid-rule'): void {
-    this.cutTable = this.current ?? this.section;
+  cutShort(reason: string, where = 'mid-rule'): void {
+    this.state.cutTable = this.state.current ?? this.state.section;
     // the chain a cut rule names is the one the paste is cut inside
-    const named = /^(?:\[\d+:\d+\] )?-A (\S+)/.exec(text(this.buf, this.lineStart, this.lineEnd));
-    const at = named && this.cutTable ? this.cutTable.indexOf(named[1]!) : -1;
-    if (at >= 0) [this.lastTable, this.lastChain, this.cutIn] = [this.cutTable, at, at];
+    const named = /^(?:\[\d+:\d+\] )?-A (\S+)/.exec(
+      text(this.state.buf, this.state.lineStart, this.state.lineEnd),
+    );
+    const at = named && this.state.cutTable ? this.state.cutTable.indexOf(named[1]!) : -1;
+    if (at >= 0)
+      [this.state.lastTable, this.state.lastChain, this.cutIn] = [this.state.cutTable, at, at];
     // a chain the paste holds no other rule of: the chain before it ended whole
-    else if (named) this.lastChain = -1;
+    else if (named) this.state.lastChain = -1;
     // an `iptables -L` line: what -L printed of it, as the paste shows it
-    const listed = this.options.listView?.cut;
+    const listed = this.state.options.listView?.cut;
     const [why, shown] =
-      listed?.line === this.lineNo
+      listed?.line === this.state.lineNo
         ? [listed.reason, listed.text]
-        : [reason, text(this.buf, this.lineStart, this.lineEnd)];
-    this.warn(
+        : [reason, text(this.state.buf, this.state.lineStart, this.state.lineEnd)];
+    this.state.warn(
       'truncated',
-      `the ${this.noun} is cut at line ${this.lineNo}: it ends ${where} (${why}), not read: "${excerpt(shown)}"`,
+      `the ${this.noun} is cut at line ${this.state.lineNo}: it ends ${where} (${why}), not read: "${excerpt(shown)}"`,
     );
   }
 
   /** An `iptables -L` listing cut in or after a Chain line or a column header: the chain listed
    * before a Chain line is whole, the chain a column header is of has its rules past the cut. */
-  protected cutInHead(cut: ListViewCut, chain: string | undefined): void {
-    const t = this.section;
-    this.cutTable = t;
-    if (t) [this.lastTable, this.lastChain] = [t, chain === undefined ? -1 : t.indexOf(chain)];
-    this.warn(
+  cutInHead(cut: ListViewCut, chain: string | undefined): void {
+    const t = this.state.section;
+    this.state.cutTable = t;
+    if (t)
+      [this.state.lastTable, this.state.lastChain] = [
+        t,
+        chain === undefined ? -1 : t.indexOf(chain),
+      ];
+    this.state.warn(
       'truncated',
       cut.head?.read
         ? `the dump looks cut short after line ${cut.line}: the paste ends ${cut.reason}`

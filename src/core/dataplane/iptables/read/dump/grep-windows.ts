@@ -28,7 +28,7 @@ export interface WindowCut {
 /** One stretch of a command's output, and what of grep's groups it holds. */
 interface Region {
   /** The line that ended the output before it: a command typed, a fence, or a line of prose
-   * (the parser's noteTyped; not a "#" note among the rules, nor prose going on from another
+   * (noteTyped, typed-commands.ts; not a "#" note among the rules, nor prose going on from another
    * tool's output, which leave the output open). */
   after: number;
   /** From a typed grep with context options, and the line it was typed on. */

@@ -8,7 +8,7 @@ import { text } from '../lexer.js';
 import { classifyLine } from '../paste/other-lines/classify.js';
 import type { Table } from '../table.js';
 import { textHash } from '../chain-names.js';
-import { CR, NL, SP, TAB } from './state.js';
+import { CR, NL, SP, TAB } from './parser-state.js';
 
 /** What a rule line is to the rules read before it: a copy pasted again, the same rule in the
  * output of a command run again, or (undefined) a rule of its own. */

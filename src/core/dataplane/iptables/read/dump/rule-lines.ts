@@ -1,39 +1,47 @@
-// The dump parser's layer for rule lines: one rule, or several run together on a line (their line
+// The dump parser's collaborator for rule lines: one rule, or several run together on a line (their line
 // ends lost in copying), or one run on from a prompt or from a command typed before it; a rule
 // pasted twice read once (./repeats.ts), a rule whose address was hidden by hand not read.
 import { LineSyntaxError, text } from '../lexer.js';
 import { gluedOutput, gluedPrompt } from '../paste/other-lines/classify.js';
 import { cutDnatPort, cutTargetOption } from '../paste/mangled/cut-option.js';
 import { excerpt } from '../../../../sanitize.js';
-import { CUT_FIXED_TARGET, CUT_NAME, cutFixedName } from './cuts.js';
+import { CUT_FIXED_TARGET, CUT_NAME, cutFixedName, type Cuts } from './cuts.js';
 import { lineFamily } from './families.js';
-import { DumpSections } from './sections.js';
-import { NL, SP } from './state.js';
-import { trailingNote } from './trailing-note.js';
-import { holdsNatRules, isFilterReject } from './filter-rejects.js';
+import type { Sections } from './sections.js';
+import { NL, SP, TAB, type ParserState } from './parser-state.js';
+import { holdsNatRules, isFilterReject } from './which-table.js';
 import { Table } from '../table.js';
 
 /** " -A ": a rule starting inside the line of another (a paste whose line ends were lost). */
 const JOIN = Buffer.from(' -A ');
 
-export abstract class DumpRuleLines extends DumpSections {
-  private nextJoin = -2;
-  private natRules: boolean | undefined; // whether the paste holds nat-only rules, no table lines
-  private filterPart: Table | undefined; // the filter table headerless REJECT rules are read in // where the next " -A " inside a line may be (-1: none left)
+/** Reads [s, e) as a line of its own: the parser's, which every kind of line goes through. */
+export interface LineReader {
+  line(s: number, e: number, last: boolean, first: boolean): void;
+}
 
-  /** Reads [s, e) as a line of its own: the parser's, which every kind of line goes through. */
-  protected abstract line(s: number, e: number, last: boolean, first: boolean): void;
+export class RuleLines {
+  private nextJoin = -2; // where the next " -A " inside a line may be (-1: none left)
+  private natRules: boolean | undefined; // whether the paste holds nat-only rules, no table lines
+  private filterPart: Table | undefined; // the filter table headerless REJECT rules are read in
+
+  constructor(
+    private readonly state: ParserState,
+    private readonly sections: Sections,
+    private readonly cuts: Cuts,
+    private readonly reader: LineReader,
+  ) {}
 
   /** A rule line, or several run together on one (" -A " outside quotes: line ends lost in
    * copying); the last part alone may be cut. */
-  protected rules(s: number, e: number, last: boolean): void {
-    const line = text(this.buf, s, e);
+  rules(s: number, e: number, last: boolean): void {
+    const line = text(this.state.buf, s, e);
     const prompt = gluedPrompt(line);
     if (prompt < 0) return this.runTogether(s, e, last);
     // the command after the rule may have its own output run on after it in turn
     const at = s + Buffer.byteLength(line.slice(0, prompt));
     const glued = this.gluedRule(at, e);
-    this.warn(
+    this.state.warn(
       'joined',
       glued
         ? `a prompt runs on from the end of its rule, and the next rule from the end of its command (the line ends were lost in copying): the rule and what runs on from the command are read, not the command between them: "${excerpt(glued.command, 80)}"`
@@ -41,7 +49,10 @@ export abstract class DumpRuleLines extends DumpSections {
     );
     this.runTogether(s, at, false);
     // the command ends the output before it: what grep prints is the next one's (on this line)
-    this.grep.typed(glued ? glued.command : line.slice(prompt), this.lineNo - (glued ? 1 : 0));
+    this.state.grep.typed(
+      glued ? glued.command : line.slice(prompt),
+      this.state.lineNo - (glued ? 1 : 0),
+    );
     if (glued) this.outputOf(at, e, last, glued);
   }
 
@@ -50,30 +61,30 @@ export abstract class DumpRuleLines extends DumpSections {
     const joins = this.joins(s, e);
     if (joins.length === 0) return this.rule(s, s, e, last);
     // the warning is said with its line already
-    this.warn(
+    this.state.warn(
       'joined',
       `${joins.length + 1} rules run together on one line (their line ends were lost in copying): each is read`,
     );
     let from = s;
     for (const j of joins) {
-      this.lineStart = from;
+      this.state.lineStart = from;
       this.rule(from, from, j, false);
       from = j + 1;
     }
-    this.lineStart = from;
+    this.state.lineStart = from;
     this.rule(from, from, e, last);
   }
 
   /** A line typed at a prompt whose command's output runs on from its end: said, and the output
    * read from there; false where the line holds none. */
-  protected promptOutput(s: number, e: number, last: boolean): boolean {
+  promptOutput(s: number, e: number, last: boolean): boolean {
     const glued = this.gluedRule(s, e);
     if (!glued) return false;
-    this.warn(
+    this.state.warn(
       'joined',
       `a rule runs on from the end of the command typed before it (the line end was lost in copying): the rule is read, not the command: "${excerpt(glued.command, 80)}"`,
     );
-    this.grep.typed(glued.command, this.lineNo - 1);
+    this.state.grep.typed(glued.command, this.state.lineNo - 1);
     this.outputOf(s, e, last, glued);
     return true;
   }
@@ -81,7 +92,7 @@ export abstract class DumpRuleLines extends DumpSections {
   /** gluedOutput of the line in [s, e), where what runs on from the command reads as a dump line:
    * prose after a prompt ("rules.txt-A is the flag to append") leaves the line a prompt. */
   private gluedRule(s: number, e: number): ReturnType<typeof gluedOutput> {
-    const line = text(this.buf, s, e);
+    const line = text(this.state.buf, s, e);
     const glued = gluedOutput(line);
     if (!glued || !line.startsWith('-A ', glued.at)) return glued;
     // its first rule alone: the next may run on from its end, or a prompt after it
@@ -90,7 +101,7 @@ export abstract class DumpRuleLines extends DumpSections {
     const first = firstRule(prompt < 0 ? rest : rest.slice(0, prompt));
     const at = s + Buffer.byteLength(line.slice(0, glued.at));
     try {
-      this.lex.lex(at + 3, at + Buffer.byteLength(first));
+      this.state.lex.lex(at + 3, at + Buffer.byteLength(first));
     } catch (err) {
       if (err instanceof LineSyntaxError) return undefined;
       throw err;
@@ -106,10 +117,10 @@ export abstract class DumpRuleLines extends DumpSections {
     glued: { at: number; elided: boolean },
   ): void {
     // "..." before the prompt: the previous command's output left out there
-    if (glued.elided) this.noteElided();
-    const at = s + Buffer.byteLength(text(this.buf, s, e).slice(0, glued.at));
-    this.lineStart = at;
-    this.line(at, e, last, false);
+    if (glued.elided) this.state.noteElided();
+    const at = s + Buffer.byteLength(text(this.state.buf, s, e).slice(0, glued.at));
+    this.state.lineStart = at;
+    this.reader.line(at, e, last, false);
   }
 
   /** Where " -A " starts a rule inside [s, e), outside quotes. One pass over the input in all:
@@ -118,130 +129,133 @@ export abstract class DumpRuleLines extends DumpSections {
     const out: number[] = [];
     for (;;) {
       if (this.nextJoin === -1) return out;
-      if (this.nextJoin < s) this.nextJoin = this.whole.indexOf(JOIN, s);
+      if (this.nextJoin < s) this.nextJoin = this.state.whole.indexOf(JOIN, s);
       if (this.nextJoin === -1 || this.nextJoin >= e) return out;
       const at = this.nextJoin;
-      this.nextJoin = this.whole.indexOf(JOIN, at + 1);
+      this.nextJoin = this.state.whole.indexOf(JOIN, at + 1);
       let quotes = 0;
-      for (let k = s; k < at; k++) if (this.buf[k] === 34) quotes++;
+      for (let k = s; k < at; k++) if (this.state.buf[k] === 34) quotes++;
       if (quotes % 2 === 0) out.push(at);
     }
   }
 
-  protected rule(lineStart: number, a: number, lineEnd: number, last: boolean): void {
+  rule(lineStart: number, a: number, lineEnd: number, last: boolean): void {
     const specStart = a + 3;
     let e = lineEnd;
     // a copy of rules above, cut by the paste's end inside its last line: read with them
-    if (last && this.ruleRepeats.cutCopy(lineStart, e)) {
-      this.ruleRepeats.copies.push(this.lineNo);
+    if (last && this.state.ruleRepeats.cutCopy(lineStart, e)) {
+      this.state.ruleRepeats.copies.push(this.state.lineNo);
       return;
     }
     // the last line only "-A", or "-A" and a word: cut before, after or inside the chain's name
-    if (last && !this.options.listView && e - a < 4)
-      return this.cutShort('a rule cut before its chain name');
-    if (e - a < 4) this.fail('expected "-A CHAIN ..."');
+    if (last && !this.state.options.listView && e - a < 4)
+      return this.cuts.cutShort('a rule cut before its chain name');
+    if (e - a < 4) this.state.fail('expected "-A CHAIN ..."');
     // iptables-save ends every line with a newline: a node's recorded dump whose last line has
     // none was cut in it (a paste's may have lost it in copying: said below, read); past the last
     // COMMIT no table is open to be cut, and the line is said not read as any such line is
-    const unterminated = last && this.buf.indexOf(NL, e) < 0;
-    if (unterminated && this.options.noun === 'dump' && !this.outsideTables())
-      return this.cutShort('its line has no newline, which iptables-save ends every line with');
+    const unterminated = last && this.state.buf.indexOf(NL, e) < 0;
+    if (unterminated && this.state.options.noun === 'dump' && !this.sections.outsideTables())
+      return this.cuts.cutShort(
+        'its line has no newline, which iptables-save ends every line with',
+      );
     try {
-      this.lex.lex(specStart, e);
+      this.state.lex.lex(specStart, e);
     } catch (err) {
       // looked for only where the line does not read: a dump's 440,000 rules are not scanned twice
       const note = err instanceof LineSyntaxError ? this.noteAfter(specStart, e) : -1;
       if (note < 0) return this.unreadable(err, specStart, e, last);
       e = note;
     }
-    if (last && !this.options.listView && /^\S+$/.test(text(this.buf, specStart, e))) {
-      const [table, chain] = [this.lastTable, this.lastChain];
-      this.cutShort('a rule cut at its chain name');
+    if (last && !this.state.options.listView && /^\S+$/.test(text(this.state.buf, specStart, e))) {
+      const [table, chain] = [this.state.lastTable, this.state.lastChain];
+      this.cuts.cutShort('a rule cut at its chain name');
       // a name cut short may be the chain before it's, going on past the cut
-      const word = text(this.buf, specStart, e);
+      const word = text(this.state.buf, specStart, e);
       if (table && chain >= 0 && table.nameOf(chain).startsWith(word))
-        [this.lastTable, this.lastChain] = [table, chain];
+        [this.state.lastTable, this.state.lastChain] = [table, chain];
       return;
     }
     // kube-proxy writes every rule with a target: one without, where the input ends without its
     // newline, stopped mid-rule; so is the `iptables -L` line the listing says it cut (whatever
     // follows it: a final newline, blank lines); a kube-proxy chain's last line without one is
     // cut, whatever an editor put after it (a newline)
-    const cutInView = this.options.listView?.cut?.line === this.lineNo;
+    const cutInView = this.state.options.listView?.cut?.line === this.state.lineNo;
     // the rule's text, made only where it is looked at: 440,000 rules' strings cost a dump's read
-    const spec = last || !this.current ? text(this.buf, specStart, e) : '';
+    const spec = last || !this.state.current ? text(this.state.buf, specStart, e) : '';
     const kubeChain = spec.startsWith('KUBE-');
-    const end = last && (e === this.buf.length || kubeChain) && !this.options.listView;
-    if ((cutInView || end) && !this.lex.hasTarget())
-      return this.cutShort('a rule without its target');
+    const end = last && (e === this.state.buf.length || kubeChain) && !this.state.options.listView;
+    if ((cutInView || end) && !this.state.lex.hasTarget())
+      return this.cuts.cutShort('a rule without its target');
     // a jump to a name cut before its end ("-j KUBE-MARK-", "-j KUBE-SERV"): not read
     const cutTarget = end ? CUT_FIXED_TARGET.exec(spec)?.[1] : undefined;
     if (cutTarget !== undefined && cutFixedName(cutTarget))
-      return this.cutShort(`a rule cut inside its target's name ("${cutTarget}")`);
+      return this.cuts.cutShort(`a rule cut inside its target's name ("${cutTarget}")`);
     // "-j MARK --set-xm", "-j DNAT --to-destination": cut in or after an option's name
     const cutOption = end ? (cutTargetOption(spec) ?? cutDnatPort(spec)) : undefined;
-    if (cutOption !== undefined) return this.cutShort(cutOption);
+    if (cutOption !== undefined) return this.cuts.cutShort(cutOption);
     // kube-proxy names its chains with 16 hash characters: fewer at the input's very end is a cut
     // (an -L row prints more columns after its target: its end is not the name's)
     const cutName = end ? CUT_NAME.exec(spec)?.[1] : undefined;
-    const t = this.lex.tokens;
+    const t = this.state.lex.tokens;
     // an elision just above, in the same table: rules of this one's chain may be left out with it
-    const open = this.current ?? this.section;
-    const elision = this.elisionAbove?.table === open ? this.elisionAbove : undefined;
-    this.elisionAbove = undefined;
+    const open = this.state.current ?? this.state.section;
+    const elision = this.state.elisionAbove?.table === open ? this.state.elisionAbove : undefined;
+    this.state.elisionAbove = undefined;
     // headerless, the other family's rule starts the other family's dump (grep of both saves)
-    const family = this.current ? undefined : lineFamily(spec);
+    const family = this.state.current ? undefined : lineFamily(spec);
     if (
       family &&
-      this.section &&
-      this.sectionFamily &&
-      family !== this.sectionFamily &&
-      !this.tables.some((x) => x.family === family)
+      this.state.section &&
+      this.state.sectionFamily &&
+      family !== this.state.sectionFamily &&
+      !this.state.tables.some((x) => x.family === family)
     ) {
-      this.closeSection();
+      this.sections.closeSection();
       this.moveDeclarations();
     }
-    this.againDeclared = [];
-    if (this.outsideTables()) return this.skip('stray');
-    const table = this.filterReject(spec || text(this.buf, specStart, e)) ?? this.target();
-    const near = this.lastTable === table ? this.lastChain : -1;
+    this.state.againDeclared = [];
+    if (this.sections.outsideTables()) return this.state.skip('stray');
+    const table =
+      this.filterReject(spec || text(this.state.buf, specStart, e)) ?? this.sections.target();
+    const near = this.state.lastTable === table ? this.state.lastChain : -1;
     const chain = table.chainIndex.chainAt(t[0]!, t[1]!, near);
-    if (this.options.listView?.broken.includes(this.lineNo)) {
+    if (this.state.options.listView?.broken.includes(this.state.lineNo)) {
       const name = table.nameOf(chain);
       table.partial.set(name, 'a rule of it is not in the paste: -L printed only its counters');
-      return this.warn(
+      return this.state.warn(
         'counters',
         `a rule of ${name} not read: the line holds only the columns -L prints before its target, and the rest of its row is not in the paste, so its chain is not claimed whole`,
       );
     }
-    this.lastTable = table;
+    this.state.lastTable = table;
     const resumed = chain !== near && table.ruleCountOf(chain) > 0;
-    this.lastChain = chain;
-    const save = this.current?.startLine;
+    this.state.lastChain = chain;
+    const save = this.state.current?.startLine;
     const r = { s: lineStart, a, e };
-    if (this.ruleRepeats.check(table, chain, resumed, r, this.lineNo, save)) return;
+    if (this.state.ruleRepeats.check(table, chain, resumed, r, this.state.lineNo, save)) return;
     // a chain's rules resumed after another's: kube-proxy's restore input, not iptables-save
-    if (resumed) this.interleaved.add(table);
+    if (resumed) this.state.interleaved.add(table);
     try {
-      table.addRule(this.lex, chain, lineStart, specStart, e, this.lineNo);
+      table.addRule(this.state.lex, chain, lineStart, specStart, e, this.state.lineNo);
     } catch (err) {
       return this.unreadable(err, specStart, e, false);
     }
-    this.ruleRepeats.added(table, chain, a, e);
-    if (!this.current) this.sectionHasRules = true;
-    if (!this.current) this.sectionFamily ??= family;
-    this.grep.rule(table, chain, this.lineNo);
+    this.state.ruleRepeats.added(table, chain, a, e);
+    if (!this.state.current) this.state.sectionHasRules = true;
+    if (!this.state.current) this.state.sectionFamily ??= family;
+    this.state.grep.rule(table, chain, this.state.lineNo);
     // the first rule after an elision: rules of its chain before it may be among those left out
     if (elision) {
-      const chains = this.elidedAbove.get(table) ?? [];
+      const chains = this.state.elidedAbove.get(table) ?? [];
       chains.push(chain); // grep -A's 100k "--": not a copy each
-      this.elidedAbove.set(table, chains);
+      this.state.elidedAbove.set(table, chains);
     }
-    if (cutName) this.cutInName(table, cutName);
+    if (cutName) this.cuts.cutInName(table, cutName);
     // a last word of digits (a port, an address, a probability, a mark) may be the start of
     // another value; a name (a verdict, a whole chain's) is whole or said cut above
-    else if (unterminated && !this.options.listView && /[\d.:/]$/.test(spec))
-      this.warn(
+    else if (unterminated && !this.state.options.listView && /[\d.:/]$/.test(spec))
+      this.state.warn(
         'unterminated',
         `the paste's last line has no newline after it (iptables-save ends every line with one): the paste may be cut there, its last word short ("${excerpt(spec.split(' ').at(-1)!, 40)}"); the rule is read as it stands`,
       );
@@ -250,17 +264,17 @@ export abstract class DumpRuleLines extends DumpSections {
   /** Where the rule in [spec, e) ends before an author's note after it ("  # why"), the rule read
    * and the note said skipped; -1 where the line holds none or the rule does not read without it. */
   private noteAfter(spec: number, e: number): number {
-    const note = trailingNote(this.buf, spec, e);
+    const note = trailingNote(this.state.buf, spec, e);
     if (note < 0) return -1;
     try {
-      this.lex.lex(spec, note);
+      this.state.lex.lex(spec, note);
     } catch (err) {
       if (err instanceof LineSyntaxError) return -1;
       throw err;
     }
-    this.warn(
+    this.state.warn(
       'comment',
-      `a note after the rule (the shell's "#", which iptables never prints), skipped, the rule before it read: "${excerpt(text(this.buf, note, e).trim(), 80)}"`,
+      `a note after the rule (the shell's "#", which iptables never prints), skipped, the rule before it read: "${excerpt(text(this.state.buf, note, e).trim(), 80)}"`,
     );
     return note;
   }
@@ -269,54 +283,57 @@ export abstract class DumpRuleLines extends DumpSections {
    * the paste's other headerless rules are nat's and no command names their table (a grep of a
    * whole save); undefined for any other rule. */
   private filterReject(spec: string): Table | undefined {
-    if (this.current || this.options.table || this.typed || !isFilterReject(spec)) return undefined;
-    if (this.section && this.typedFor.has(this.section)) return undefined;
-    this.natRules ??= holdsNatRules(text(this.buf, 0, this.buf.length));
+    if (this.state.current || this.state.options.table || this.state.typed || !isFilterReject(spec))
+      return undefined;
+    if (this.state.section && this.state.typedFor.has(this.state.section)) return undefined;
+    this.natRules ??= holdsNatRules(text(this.state.buf, 0, this.state.buf.length));
     if (!this.natRules) return undefined;
     if (this.filterPart) return this.filterPart;
-    const t = (this.filterPart = new Table('filter', this.buf, this.lineNo));
-    t.family = lineFamily(spec) ?? this.saveFamily ?? 'IPv4';
-    this.settled.add(t);
-    this.tables.push(t);
-    this.warn(
+    const t = (this.filterPart = new Table('filter', this.state.buf, this.state.lineNo));
+    t.family = lineFamily(spec) ?? this.state.saveFamily ?? 'IPv4';
+    this.state.settled.add(t);
+    this.state.tables.push(t);
+    this.state.warn(
       'table',
-      `rules from line ${this.lineNo} read as the filter table (no *filter line): kube-proxy writes its REJECT rules for Services without endpoints there, and iptables takes no REJECT in nat`,
+      `rules from line ${this.state.lineNo} read as the filter table (no *filter line): kube-proxy writes its REJECT rules for Services without endpoints there, and iptables takes no REJECT in nat`,
     );
     return t;
   }
 
   /** Chains declared again just above the other family's first rule: that dump's, not a repeat. */
   private moveDeclarations(): void {
-    const moved = new Set(this.againDeclared.map((d) => d.line));
+    const moved = new Set(this.state.againDeclared.map((d) => d.line));
     if (moved.size === 0) return;
-    this.warnings = this.warnings.filter((w) => w.kind !== 'duplicate' || !moved.has(w.line ?? 0));
-    const [lineNo, lineStart] = [this.lineNo, this.lineStart];
-    for (const d of this.againDeclared) {
-      [this.lineNo, this.lineStart] = [d.line, d.s - 1]; // the new table starts at its first
-      const table = this.target();
+    this.state.warnings = this.state.warnings.filter(
+      (w) => w.kind !== 'duplicate' || !moved.has(w.line ?? 0),
+    );
+    const [lineNo, lineStart] = [this.state.lineNo, this.state.lineStart];
+    for (const d of this.state.againDeclared) {
+      [this.state.lineNo, this.state.lineStart] = [d.line, d.s - 1]; // the new table starts at its first
+      const table = this.sections.target();
       table.chainIndex.setLine(table.chainIndex.chainAt(d.s, d.e), d.line);
     }
-    [this.lineNo, this.lineStart] = [lineNo, lineStart];
+    [this.state.lineNo, this.state.lineStart] = [lineNo, lineStart];
   }
 
   /** A rule line that does not read: cut (the paste's last line), an address hidden by hand, or
    * an error at its line. */
   private unreadable(err: unknown, spec: number, e: number, last: boolean): void {
     if (!(err instanceof LineSyntaxError)) throw err;
-    if (last) return this.cutShort(err.message);
+    if (last) return this.cuts.cutShort(err.message);
     const hidden = /^"(.+)" is not an address$/.exec(err.message)?.[1];
     if (hidden && REDACTED.test(hidden)) return this.redacted(spec, e, hidden);
-    this.fail(err.message);
+    this.state.fail(err.message);
   }
 
   /** A rule whose address its author hid by hand: not read, and its chain not claimed whole. */
   private redacted(spec: number, e: number, address: string): void {
     let end = spec;
-    while (end < e && this.buf[end] !== SP) end++;
-    const table = this.target();
+    while (end < e && this.state.buf[end] !== SP) end++;
+    const table = this.sections.target();
     const name = table.nameOf(table.chainIndex.chainAt(spec, end));
     table.partial.set(name, `a rule of it is not read: its address "${address}" is hidden`);
-    this.warn(
+    this.state.warn(
       'redacted',
       `a rule of ${name} not read: its address "${address}" was hidden by hand, so its chain is not claimed whole`,
     );
@@ -336,3 +353,30 @@ function firstRule(line: string): string {
 /** An address its author hid: digits and separators with x's, stars or a <placeholder>. */
 const REDACTED =
   /^!?(?=[^/]*(?:[xX*]|<))(?:(?:\d{1,3}|[xX]+|\*+)(?:\.(?:\d{1,3}|[xX]+|\*+)){3}|<[^>]+>|[\da-fA-FxX*]*:[\da-fA-FxX*:]*)(?:\/\d+)?$/;
+
+// An author's note typed after a rule on its line ("-A X ... -j RETURN  # why it matches"): the
+// shell's comment mark, which iptables never prints unquoted at a word's start (it quotes every
+// comment and log prefix), so the rule before it is read whole and the note is not.
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const HASH = 35;
+
+/** Where a note after the rule in [s, e) starts (the blank before its "#"), or -1: a "#" after a
+ * blank, outside quotes, with a rule before it. */
+function trailingNote(b: Uint8Array, s: number, e: number): number {
+  let quoted = false;
+  for (let k = s; k < e; k++) {
+    const c = b[k];
+    if (quoted) {
+      if (c === BACKSLASH) k++;
+      else if (c === QUOTE) quoted = false;
+    } else if (c === QUOTE) quoted = true;
+    else if (c === HASH && k > s && (b[k - 1] === SP || b[k - 1] === TAB)) {
+      let end = k;
+      while (end > s && (b[end - 1] === SP || b[end - 1] === TAB)) end--;
+      return end > s ? end : -1;
+    }
+  }
+  return -1;
+}
