@@ -13,7 +13,7 @@ import {
   serviceNamed,
   type ServiceRef,
 } from '../core/kube/service-ref.js';
-import type { NodeChoiceFlags } from '../cluster/facts-source.js';
+import type { NodeChoiceFlags } from '../cluster/live-diagnosis.js';
 import { parseDumpsAside } from '../cluster/dump-parse.js';
 import type { NodeTally } from '../cluster/collect.js';
 import type { NodeAccessFlags } from '../cluster/nodes/flags.js';
@@ -183,8 +183,8 @@ export async function svcCommand(
   if (!ref && !at)
     throw new UsageError(`missing required argument 'name'; see ${selfCommand('svc --help')}`);
   // the live cluster's modules (client-node, ssh2, the debug Pods) only for live runs
-  const { closeLive, connectLive, readLive, tellNodeAccess, runTimings } =
-    await import('../cluster/facts-source.js');
+  const { closeLive, connectLive, tellNodeAccess } = await import('../cluster/facts-source.js');
+  const { readLive, runTimings } = await import('../cluster/live-diagnosis.js');
   const { questions } = await import('../tui/questions.js');
   // in the TUI a debug Pod is created only after the person says yes there (or --yes)
   const tui = format(given) === 'tui';

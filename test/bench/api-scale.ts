@@ -6,7 +6,7 @@
 // the facts are in (from a collected heap with node's --expose-gc, as `npm run bench:api` runs).
 import { Worker } from 'node:worker_threads';
 import { commandStem } from '../../src/cluster/cluster.js';
-import { readLive } from '../../src/cluster/facts-source.js';
+import { readLive } from '../../src/cluster/live-diagnosis.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { reportJson } from '../../src/output/json.js';

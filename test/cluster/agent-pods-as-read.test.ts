@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { commandStem } from '../../src/cluster/cluster.js';
 import { collect } from '../../src/cluster/collect.js';
-import { readLive } from '../../src/cluster/facts-source.js';
+import { readLive } from '../../src/cluster/live-diagnosis.js';
 import { KubeApi } from '../../src/cluster/kube-api.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';

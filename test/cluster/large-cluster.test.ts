@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { commandStem } from '../../src/cluster/cluster.js';
-import { readLive, type NodeChoiceFlags } from '../../src/cluster/facts-source.js';
+import { readLive, type NodeChoiceFlags } from '../../src/cluster/live-diagnosis.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, Finding, KubeObject, Report } from '../../src/core/model.js';

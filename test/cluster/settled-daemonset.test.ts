@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PODS_BY_NODE } from '../../src/cluster/collect/addons.js';
-import { readLive, type NodeChoiceFlags } from '../../src/cluster/facts-source.js';
+import { readLive, type NodeChoiceFlags } from '../../src/cluster/live-diagnosis.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
