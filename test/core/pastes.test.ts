@@ -1838,6 +1838,32 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     );
   });
 
+  it("a Cilium map through its agent's map API, the kernel's iptables TRACE lines and kubectl 1.0's tables are named by what printed them", () => {
+    // `cilium map get cilium_lb4_services_v2` / `cilium_lb4_backends`
+    const mapGet = [
+      'Key                  Value                 State   Error',
+      '10.96.0.10:53        0 (2) [FLAGS: 0x0]    sync',
+    ];
+    assert.equal(foreign(`${mapGet.join('\n')}\n`), 'cilium-map');
+    assert.equal(
+      foreign('Key   Value                 State   Error\n7     UDP://10.244.1.3:53   sync\n'),
+      'cilium-map',
+    );
+    // nf_log_trace's lines after journald's prefix, and after dmesg's timestamp
+    const trace =
+      'TRACE: nat:KUBE-SERVICES:rule:3 IN=eth0 OUT= SRC=10.244.1.5 DST=10.96.0.10 LEN=60 PROTO=UDP SPT=41000 DPT=53';
+    assert.equal(foreign(`Mar  2 10:00:01 node-a kernel: ${trace}\n`), 'iptables-trace');
+    assert.equal(foreign(`[ 1234.567890] ${trace}\n`), 'iptables-trace');
+    // kubectl 1.0: Services with LABELS and SELECTOR, endpoints without AGE
+    assert.equal(
+      foreign(
+        'NAME   LABELS   SELECTOR   IP(S)        PORT(S)\nweb    app=web  app=web    10.96.4.20   80/TCP\n',
+      ),
+      'kubectl',
+    );
+    assert.equal(foreign('NAME   ENDPOINTS\nweb    10.244.1.3:80\n'), 'kubectl');
+  });
+
   it('nft -t (--terse) lists the maps without their elements: the Service chains are read as Service ports whose entries are not in the paste, and the omission is said', () => {
     const x = reads(
       '# nft -t list table ip kube-proxy\ntable ip kube-proxy {\n\tcomment "rules for kube-proxy"\n\tset cluster-ips {\n\t\ttype ipv4_addr\n\t\tcomment "Active ClusterIPs"\n\t}\n\n\tmap service-ips {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t\tcomment "ClusterIP, ExternalIP and LoadBalancer IP traffic"\n\t}\n\n\tchain services {\n\t\tip daddr . meta l4proto . th dport vmap @service-ips\n\t}\n\n\tchain service-FY5PMXPG-kube-system/kube-dns/udp/dns {\n\t\tip daddr 10.96.0.10 udp dport 53 ip saddr != 10.244.0.0/16 jump mark-for-masquerade\n\t\tnumgen random mod 1 vmap { 0 : goto endpoint-IHIQWJ7L-kube-system/kube-dns/udp/dns__10.244.0.2/53 }\n\t}\n\n\tchain endpoint-IHIQWJ7L-kube-system/kube-dns/udp/dns__10.244.0.2/53 {\n\t\tip saddr 10.244.0.2 jump mark-for-masquerade\n\t\tmeta l4proto udp dnat to 10.244.0.2:53\n\t}\n}\n',

@@ -26,6 +26,7 @@ export type ForeignKind =
   | 'conntrack'
   | 'ip-addr'
   | 'calico-bpf-nat'
+  | 'iptables-trace'
   | 'ovs-flows';
 
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
@@ -56,10 +57,12 @@ export const FOREIGN: Record<ForeignKind, string> = {
   cilium:
     "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug reads such a listing on its own: paste it alone (`kdebug rules --file`), or `cilium-dbg service list` from the Cilium agent Pod (anetd on GKE Dataplane V2)",
   'cilium-map':
-    "this is one of Cilium's BPF load-balancer maps alone (`cilium-dbg bpf lb list --revnat`, `--backends`, `--frontends` or `--source-ranges`): it holds IDs, not which backends serve which Service; give kdebug `cilium-dbg bpf lb list` without a flag, or `cilium-dbg service list`, from the Cilium agent Pod",
+    "this is one of Cilium's BPF load-balancer maps alone (`cilium-dbg bpf lb list --revnat`, `--backends`, `--frontends` or `--source-ranges`, or `cilium map get cilium_lb4_services_v2` / `cilium_lb4_backends`): it holds IDs, not which backends serve which Service; give kdebug `cilium-dbg bpf lb list` without a flag, or `cilium-dbg service list`, from the Cilium agent Pod",
   hns: "this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`, or PowerShell's `Get-HnsPolicyList`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)",
   'calico-bpf-nat':
     "this is Calico eBPF's NAT map (`calico-node -bpf nat dump`): Calico's eBPF dataplane replaces kube-proxy, each Service address and port is a frontend line ('ADDR port P proto N id I count C local L') with its backends under it, not iptables rules; kdebug does not read it yet",
+  'iptables-trace':
+    "these are the kernel's log lines of iptables' TRACE target (`TRACE: TABLE:CHAIN:rule:N` and the packet's fields): the rules one packet walked, by their number in each chain, not the rules themselves; run `iptables-save` on that node (rule N of a chain is its Nth -A line there) and give kdebug that",
   'ovs-flows':
     "these are Open vSwitch (OVS) flows (`ovs-ofctl dump-flows`, Antrea's `antctl get ovsflows`): AntreaProxy (or OVN) implements Services as OpenFlow flows and select groups, not kube-proxy rules; kdebug does not read them yet: in `antctl get ovsflows -S NAME -n NAMESPACE` a Service's group has a bucket per endpoint",
   ovn: "this is OVN's load balancers (`ovn-nbctl lb-list`, or `list load_balancer`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",

@@ -23,6 +23,12 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^ID +BACKEND ADDRESS \(REVNAT_ID\) \(SLOT\)\s*$/, 'cilium-map'],
   [/^SERVICE ADDRESS +BACKEND ID\s*$/, 'cilium-map'],
   [/^SOURCE RANGE \(REVNAT_ID\)\s*$/, 'cilium-map'],
+  // `cilium map get cilium_lb4_services_v2` (or _backends, _reverse_nat): the agent's map API,
+  // its table of keys and values with each entry's sync state; services' values "ID (REVNAT)
+  // [FLAGS: 0x..]", backends' "PROTO://ADDR:PORT"
+  [/^Key +Value +State +Error$/, 'cilium-map'],
+  [/^\S+:\d+(?:\/i)? +\d+ \(\d+\) \[FLAGS: 0x[\da-f]+\] +\w+/, 'cilium-map'],
+  [/^\d+ +[A-Z]+:\/\/\S+:\d+ +\w+/, 'cilium-map'],
   [
     /^(?:\d+ +)?\S+:\d+(?::[A-Z]+|\/[A-Z]+)? +(?:ClusterIP|NodePort|ExternalIPs|LoadBalancer|HostPort|LocalRedirect)\b/,
     'cilium',
@@ -70,10 +76,12 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     'kubectl',
   ],
   // kubectl get endpoints / endpointslices, -A's NAMESPACE column first
-  [/^(?:NAMESPACE +)?NAME +(?:ADDRESSTYPE +PORTS +)?ENDPOINTS +AGE$/, 'kubectl'],
+  [/^(?:NAMESPACE +)?NAME +(?:ADDRESSTYPE +PORTS +)?ENDPOINTS(?: +AGE)?$/, 'kubectl'],
   // kubectl get svc / describe svc
   // kubectl get svc, its -A / --all-namespaces NAMESPACE column first, before 1.8 without TYPE
   [/^(?:NAMESPACE +)?NAME +(?:TYPE +)?CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl'],
+  // kubectl 1.0's printer of Services (serviceColumns: no AGE, no TYPE yet)
+  [/^(?:NAMESPACE +)?NAME +LABELS +SELECTOR +IP\(S\) +PORT\(S\)/, 'kubectl'],
   [
     /^(?:\S+ +)?\S+ +(?:ClusterIP|NodePort|LoadBalancer|ExternalName) +(?:\S+) +\S+ +\S+\/(?:TCP|UDP|SCTP)/,
     'kubectl',
@@ -107,6 +115,12 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   // nft aborting on its own assertion ("nft: netlink_delinearize.c:136: netlink_parse_concat_expr:
   // Assertion `consumed > 0' failed."), where the table it was asked to list should be
   [/^nft: [\w./-]+\.c:\d+: \w+: Assertion .* failed\.?$/, 'nft-crash'],
+  // nf_log's line for a packet xt_TRACE marked (nf_log_trace): table, chain, rule, policy or
+  // return, and the rule's number, after the kernel log's own prefix (journald's, dmesg's)
+  [
+    /^(?:\S+ +\d+ [\d:]+ \S+ kernel: )?(?:\[ *[\d.]+\] )?TRACE: \w+:[\w-]+:(?:rule|return|policy):\d+ /,
+    'iptables-trace',
+  ],
   // ipvsadm.c's print_timeout
   [/^Timeout \(tcp tcpfin udp\): \d+ \d+ \d+$/, 'ipvs-timeouts'],
   // xtables_error's "PROG vVERSION (BACKEND): " before iptables' or iptables-save's failure to
