@@ -221,6 +221,11 @@ class TreeBuilder extends TreeIndex {
       if (sep < 0 || (this.seps.sep[at + SEP.flags]! & SEP_CHAIN) === 0) {
         const target = nat.target(id);
         if (target === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
+        // a Service chain the paste does not hold (XLB's redirect of Pods to SVC before 1.24):
+        // where that traffic goes is not known
+        const kind = sep < 0 && target !== undefined ? absentKind(target) : undefined;
+        if (kind && kind !== 'KUBE-SEP' && !tree.absentChains?.includes(target!))
+          tree.absentChains = append(tree.absentChains ?? [], target!);
         if (sep >= 0 || !target?.startsWith('KUBE-SEP-')) continue;
         // a KUBE-SEP chain not in this paste: its share is known from the jumps, not its target
         const known = this.sepTargets.get(target);
