@@ -122,6 +122,9 @@ function runChangeText(c: RunChange): string {
   const parts = [
     c.deleted.length > 0 ? `deleted ${listed(c.deleted)}` : '',
     c.added.length > 0 ? `added ${listed(c.added)}` : '',
+    c.onlyLater.length > 0
+      ? `listed only by the run at line ${c.at}, the run before not being whole (cut, elided or filtered), so not known to be new: ${listed(c.onlyLater)}`
+      : '',
     c.changed.length > 0
       ? `changed (backends, their states, type or flags) ${listed(c.changed)}`
       : '',

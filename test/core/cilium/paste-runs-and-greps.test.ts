@@ -65,6 +65,24 @@ describe('two bpf lb list runs with a Service deleted between them', () => {
       /not in the run at line 11, which is not whole \(cut, elided or filtered\), so read as the run before lists them: 10\.96\.0\.60:80\/TCP/,
     );
   });
+
+  it('a run before piped through grep is not whole either: what only the later lists is not said added', () => {
+    // two greps of one listing for two backends (cilium#43358): each shows other frontends
+    const got = read(
+      [
+        '# cilium-dbg bpf lb list | grep 10.244.0.9',
+        '10.96.0.60:80/TCP (1)   10.244.0.9:8080/TCP (3) (1)',
+        '# cilium-dbg bpf lb list | grep 10.244.0.5',
+        '10.96.0.50:80/TCP (1)   10.244.0.5:8080/TCP (2) (1)',
+      ].join('\n'),
+    );
+    const text = rulesText(got.dump, got.trees, { label: 'p' });
+    assert.doesNotMatch(text, /added/);
+    assert.match(
+      text,
+      /listed only by the run at line 3, the run before not being whole \(cut, elided or filtered\), so not known to be new: 10\.96\.0\.50:80\/TCP/,
+    );
+  });
 });
 
 describe('a Cilium listing run again', () => {

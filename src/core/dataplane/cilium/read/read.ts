@@ -25,7 +25,7 @@ import { dbBackends, dbFrontends } from './listings/db-tables.js';
 import { mapsDump } from '../maps/read-dump.js';
 import { bpftoolCgroupTree } from './other-lines/other-tools.js';
 import { withAgentCommands } from './other-lines/agent-commands.js';
-import { laterRun } from './runs.js';
+import { laterRun, whole } from './runs.js';
 import { excerpt } from '../../../sanitize.js';
 import { kubectlLines } from '../../paste/foreign.js';
 import { unquoted } from '../../iptables/read/paste/mangled/quoted.js';
@@ -159,7 +159,8 @@ function joined(
 ): CiliumTable {
   const again = a.form === b.form;
   const cut = [...(a.cut ?? []), ...(b.cut ?? [])];
-  const run = again ? laterRun(a.frontends, b, at, command) : undefined;
+  // the run before is as whole as what it printed shows (its own command is not kept)
+  const run = again ? laterRun(a.frontends, b, at, command, whole(a, undefined)) : undefined;
   const { frontends, bare } = run
     ? { frontends: run.frontends, bare: undefined }
     : filledIn(a.frontends, b.frontends);

@@ -11,8 +11,11 @@ export interface RunChange {
   at: number;
   /** Listed before, not in the later run, which is whole: deleted between them. */
   deleted: string[];
-  /** Listed only by the later run. */
+  /** Listed only by the later run, the run before being whole: added between them. */
   added: string[];
+  /** Listed only by the later run, the run before not being whole (a grep for another pattern,
+   * a cut): whether they are new is not known. */
+  onlyLater: string[];
   /** Listed by both, with other backends, backend states, type or flags. */
   changed: string[];
   /** Listed before and not in the later run, which is not whole: kept as listed before. */
@@ -23,7 +26,7 @@ export interface RunChange {
 
 /** Whether a run lists every frontend and backend the agent held: nothing cut, elided or
  * grepped, its command not piped (`| grep`, `| head`). */
-const whole = (t: CiliumTable, command: string | undefined) =>
+export const whole = (t: CiliumTable, command: string | undefined) =>
   !t.cut?.length &&
   !command?.includes('|') &&
   !t.frontends.some(
@@ -50,6 +53,7 @@ export function laterRun(
   b: CiliumTable,
   at: number,
   command: string | undefined,
+  beforeWhole: boolean,
 ): { frontends: CiliumFrontend[]; change: RunChange } {
   const before = new Map(a.map((f) => [frontendKey(f), f]));
   const after = new Map(b.frontends.map((f) => [frontendKey(f), f]));
@@ -58,7 +62,8 @@ export function laterRun(
   const change: RunChange = {
     at,
     deleted: isWhole ? gone : [],
-    added: [...after.keys()].filter((k) => !before.has(k)),
+    added: beforeWhole ? [...after.keys()].filter((k) => !before.has(k)) : [],
+    onlyLater: beforeWhole ? [] : [...after.keys()].filter((k) => !before.has(k)),
     changed: [...after]
       .filter(([k, f]) => before.has(k) && shape(before.get(k)!) !== shape(f))
       .map(([k]) => k),
