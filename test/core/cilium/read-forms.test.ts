@@ -188,6 +188,13 @@ describe("kubectl's own lines around a listing it ran in the agent's Pod", () =>
       `${rows}[root@h dir]$ \n`;
     assert.deepEqual(keys(text), ['172.18.0.3:30495']);
   });
+  it('the notice wrapped by the terminal, mid-name: its rest is no row either', () => {
+    const text =
+      'Defaulted container "cilium-agent" out of: cilium-agent, config (init), mount-cgroup (init), mo\n' +
+      'unt-bpf-fs (init), clean-cilium-state (init)\n' +
+      rows;
+    assert.deepEqual(keys(text), ['172.18.0.3:30495']);
+  });
   it('among the rows (a TTY kubectl could not use): not a row', () => {
     const text =
       'ID   Frontend           Service Type   Backend\n' +

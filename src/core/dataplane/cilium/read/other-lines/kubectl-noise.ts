@@ -9,6 +9,11 @@ const NOISE = [
   /^kubectl exec \[POD\] \[COMMAND\] is DEPRECATED and will be removed in a future version\./,
 ];
 
+/** The notice names each container of the Pod, "NAME" or "NAME (init)", with ", " between. */
+const CONTAINERS = /^Defaulted container "[^"]*" out of: /;
+/** A line that is only more of that list (a terminal wrapped the notice, mid-name too). */
+const CONTAINERS_REST = /^[\w.-]+(?: \(init\))?(?:, [\w.-]+(?: \(init\))?)*$/;
+
 /** kubectl's last word on a command that failed in the Pod: what it printed may not be whole. */
 const FAILED = /^command terminated with exit code (\d+)$/;
 
@@ -21,8 +26,12 @@ export function withoutKubectlNoise(text: string): {
   if (!/Defaulted container|Unable to use a TTY|is DEPRECATED|command terminated/.test(text))
     return { text };
   let failed: { line: number; code: number } | undefined;
+  let notice = false;
   const lines = text.split('\n').map((l, i) => {
     const t = l.trim();
+    // the rest of the notice's container list, wrapped onto the next line by the terminal
+    if (notice && CONTAINERS_REST.test(t)) return '';
+    notice = CONTAINERS.test(t);
     if (NOISE.some((re) => re.test(t))) return '';
     const m = FAILED.exec(t);
     if (!m) return l;
