@@ -7,6 +7,7 @@ import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { severityOf } from '../../src/core/dataplane/drift.js';
+import { driftText } from '../../src/output/drift.js';
 
 const NODE = 'vm-12-7-centos';
 
@@ -33,6 +34,13 @@ describe('the Endpoints a v1.15 kube-proxy reads, not captured', () => {
       [],
     );
     assert.match(d.notRead![0]!.explanation, /Endpoints.*no Endpoints object at all.*not observed/);
+  });
+
+  it('the headline counts no Service port compared beside the note that none was', async () => {
+    const d = new Analysis(await withoutEndpoints()).node(NODE).drift();
+    const text = driftText({ label: 'snapshot', nodes: [d], drifted: false, notCompared: [] });
+    assert.match(text.replace(/\s+/g, ' '), /: 0 Service ports compared with what kube-proxy/);
+    assert.match(text, /note table-not-captured/);
   });
 
   it('a refused read of the Endpoints says so', async () => {

@@ -145,7 +145,8 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     tables: filter ? ['nat', 'filter'] : ['nat'],
     node: input.node,
     source: input.source,
-    servicePorts: exp.servicePorts.length,
+    // their rules follow their endpoints: not read, no Service port was compared
+    servicePorts: unread ? 0 : exp.servicePorts.length,
     ...(text.writtenBy ? { writtenBy: text.writtenBy } : {}),
     findings: sortFindings(findings),
     // a note that a port's packets are dropped here, where a rule lets them on, is not so
