@@ -49,26 +49,43 @@ OUT_DIR=${2:-}
 
 log() { echo "vm.sh: $*" >&2; }
 
+# apt's words where it could not reach its mirrors (no network, no DNS): kept in a file, and one
+# line says what to download by hand, and where, for the next run to find them
+APT_LOG=$CACHE/apt.log
+unfetched() {
+  log "apt-get could not download the guest's packages (no network or DNS? apt's words: $APT_LOG): download $* with \`apt-get download\` on a Debian $(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}") amd64 machine that has network, put the .debs in $CACHE/debs, then run again"
+  exit 1
+}
+# apt's own lines of a fetch that failed (apt-get update exits 0 where its mirrors are unreachable)
+fetchFailed() { grep -qE '^(Err|E):|Failed to fetch' "$APT_LOG"; }
+
 # (a) the packages: downloaded once, extracted into one tree
 fetch() {
-  command -v qemu-system-x86_64 >/dev/null ||
-    { log "installing qemu-system-x86"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 >&2; }
+  mkdir -p "$CACHE/debs"
+  if ! command -v qemu-system-x86_64 >/dev/null; then
+    log "installing qemu-system-x86"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 >"$APT_LOG" 2>&1 ||
+      { log "qemu-system-x86_64 is not installed, and apt-get could not install qemu-system-x86 (no network or DNS? apt's words: $APT_LOG): install it, then run again"; exit 1; }
+  fi
   local kernel
   kernel=$(apt-cache depends "$KERNEL_META" 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
   # a fresh machine has no package lists yet: read them once
   if [[ -z $kernel ]]; then
-    log "no package lists: apt-get update"; apt-get update -qq >&2
+    log "no package lists: apt-get update"
+    { apt-get update -qq >"$APT_LOG" 2>&1 && ! fetchFailed; } ||
+      unfetched "$KERNEL_META's kernel (linux-image-VERSION-amd64)" "${PACKAGES[@]}" "${LIBRARIES[@]}"
     kernel=$(apt-cache depends "$KERNEL_META" | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
   fi
   [[ -n $kernel ]] || { log "no kernel package behind $KERNEL_META"; exit 1; }
-  mkdir -p "$CACHE/debs"
-  local want=("$kernel" "${PACKAGES[@]}" "${LIBRARIES[@]}") missing=() p
-  for p in "${want[@]}"; do
-    compgen -G "$CACHE/debs/${p}_*.deb" >/dev/null || missing+=("$p")
-  done
-  if [[ ${#missing[@]} -gt 0 ]]; then
-    log "downloading ${missing[*]}"
-    (cd "$CACHE/debs" && apt-get download "${missing[@]}" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2)
+  local want=("$kernel" "${PACKAGES[@]}" "${LIBRARIES[@]}") p
+  missing() { for p in "${want[@]}"; do compgen -G "$CACHE/debs/${p}_*.deb" >/dev/null || echo "$p"; done; }
+  local lacking
+  lacking=$(missing)
+  if [[ -n $lacking ]]; then
+    log "downloading $(echo $lacking)"
+    # shellcheck disable=SC2046 # one package name a word
+    (cd "$CACHE/debs" && apt-get download $lacking) >"$APT_LOG" 2>&1 || unfetched $(missing)
+    grep -v '^W: Download is performed unsandboxed' "$APT_LOG" >&2 || true
   fi
   # extracted again whenever the set of .debs changes
   local debs
