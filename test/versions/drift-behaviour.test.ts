@@ -14,7 +14,7 @@ import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import {
   behaviourDiffers,
-  behaviourKey,
+  behaviourKeys,
   portsMeeting,
   sharedRules,
   wantedRules,
@@ -285,7 +285,8 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
       const t = actual.table(table);
       return t?.chain(chain)?.ruleIds.map((id) => t.text(id)) ?? [];
     };
-    const key = (n: number, d = none, s = shared) => behaviourKey(exp, port(n), d, s, rulesOf);
+    const keyOf = behaviourKeys(exp, shared, rulesOf);
+    const key = (n: number, d = none, k = keyOf) => k(port(n), d);
     assert.ok(key(13) !== undefined);
     assert.equal(key(13), key(23));
     assert.notEqual(key(13), key(16)); // a NodePort
@@ -294,10 +295,14 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
       key(23, { expected: [], actual: ['-A KUBE-SERVICES -s 192.168.0.0/16'] }),
     );
     // a rule for a range of destinations may meet ports of one shape differently: no key at all
-    const ranged = sharedRules(
-      parseIptables(
-        clean.replace(/\nCOMMIT/, '\n-A KUBE-SERVICES -d 172.30.0.0/24 -j DROP\nCOMMIT'),
+    const ranged = behaviourKeys(
+      exp,
+      sharedRules(
+        parseIptables(
+          clean.replace(/\nCOMMIT/, '\n-A KUBE-SERVICES -d 172.30.0.0/24 -j DROP\nCOMMIT'),
+        ),
       ),
+      rulesOf,
     );
     assert.equal(key(13, none, ranged), undefined);
   });

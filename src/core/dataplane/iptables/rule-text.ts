@@ -32,9 +32,42 @@ export interface ServiceRulesContext {
   podTraffic?: string;
 }
 
+/** What a Service port's rules are written from: all servicePortRules reads of it (a port whose
+ * names are numbered, drift/behaviour/port-names.ts, writes the rules of its shape). */
+export type PortShape = Pick<
+  ExpectedServicePort,
+  | 'name'
+  | 'protocol'
+  | 'clusterIP'
+  | 'port'
+  | 'nodePort'
+  | 'healthCheckNodePort'
+  | 'externalIPs'
+  | 'loadBalancerIPs'
+  | 'sourceRanges'
+  | 'externalPolicyLocal'
+  | 'affinitySeconds'
+  | 'hasEndpoints'
+  | 'hasInternalEndpoints'
+  | 'hasExternalEndpoints'
+  | 'chains'
+  | 'internalChain'
+  | 'externalPolicyChain'
+  | 'clusterIPMasquerade'
+  | 'internalVerdict'
+  | 'externalVerdict'
+> & {
+  clusterEndpoints: EndpointShape[];
+  localEndpoints: EndpointShape[];
+  reachableEndpoints: EndpointShape[];
+};
+
+/** What the rules say of an endpoint. */
+export type EndpointShape = Pick<ExpectedEndpoint, 'ip' | 'address' | 'chain'>;
+
 /** The nat and filter rules of one Service port, in kube-proxy's emission order. */
 export function servicePortRules(
-  sp: ExpectedServicePort,
+  sp: PortShape,
   ctx: ServiceRulesContext,
   /** Per-endpoint rules only for the first and last endpoint (the drift check of huge dumps). */
   sample = false,
@@ -218,14 +251,14 @@ export function servicePortRules(
 
 function jumps(
   out: RuleLine[],
-  sp: ExpectedServicePort,
+  sp: PortShape,
   chain: string,
-  eps: ExpectedEndpoint[],
+  eps: EndpointShape[],
   ctx: ServiceRulesContext,
   sample: boolean,
   base: number,
 ): void {
-  const comment = (ep: ExpectedEndpoint) =>
+  const comment = (ep: EndpointShape) =>
     ctx.largeClusterMode ? '' : `-m comment --comment "${sp.name} -> ${ep.address}" `;
   const mask = FAMILY[ctx.family].mask;
   const n = eps.length;

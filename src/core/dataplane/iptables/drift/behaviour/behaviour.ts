@@ -9,6 +9,7 @@ import { formatIPv4, parseCidr } from '../../../../ipv4.js';
 import { cidrHolds, formatIPv6, hostPort, parseCidr6 } from '../../../../ipv6.js';
 import { tracePacket } from '../../trace/trace.js';
 import { numberedPort, renamer } from './port-names.js';
+import { servicePortRules, type PortShape, type RuleLine } from '../../rule-text.js';
 import type { NodeNetwork, TracePacket } from '../../../trace/trace.js';
 
 /** Where kube-proxy's rules send a share of a packet's connections. */
@@ -153,82 +154,118 @@ export function sharedRules(actual: Ruleset): SharedRules {
   return { byName, ranges };
 }
 
-/**
- * One Service port's rules, its differences from kube-proxy's and the shared rules that name its
- * addresses or ports, with what is the port's own (its addresses, ports, endpoints, chains)
- * numbered (port-names.ts) and comments numbered in order of first use: two ports with the same
- * key hold the same rules but for their own names, and meet the same shared rules, so the same
- * packets go the same way, renamed, and one walk tells for both. Undefined where that does not
- * hold: a rule matches a range of destinations, or one of the port's addresses is one the walks
- * send packets from.
- */
-export function behaviourKey(
-  exp: ExpectedRules,
+/** A Service port's rules and differences from kube-proxy's, to key its walks by. */
+export type KeyOf = (
   sp: ExpectedServicePort,
   diff: { expected: readonly string[]; actual: readonly string[] },
+) => string | undefined;
+
+/**
+ * Keys the Service ports of one drift by what their walks meet: a port's rules, its differences
+ * from kube-proxy's and the shared rules that name its addresses or ports, with what is the
+ * port's own (its addresses, ports, endpoints, chains) numbered (port-names.ts) and comments
+ * numbered in order of first use. Two ports with the same key hold the same rules but for their
+ * own names, and meet the same shared rules, so the same packets go the same way, renamed, and
+ * one walk tells for both. Undefined where that does not hold: a rule matches a range of
+ * destinations, or one of the port's addresses is one the walks send packets from. The rules of
+ * each shape (port-names.ts) are written once, and stand in the key by their number.
+ */
+export function behaviourKeys(
+  exp: ExpectedRules,
   shared: SharedRules,
   chainRules: (table: string, chain: string) => readonly string[],
-): string | undefined {
-  const hosts = [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs];
-  const endpoints = sp.allEndpoints;
-  const addresses = [...hosts, ...endpoints.map((e) => e.ip)];
-  const numbers = [sp.port, sp.nodePort, ...endpoints.map((e) => e.port)].flatMap((n) =>
-    n === undefined ? [] : [n],
-  );
+): KeyOf {
   // every source sends to the cluster IP
   const { pod, outside, node } = sourcesOf(exp);
-  if (
-    addresses.some((ip) => ip === pod || ip === outside || ip === node) ||
-    shared.ranges.cidrs.some((holds) => addresses.some(holds)) ||
-    shared.ranges.ports.some(([a, b]) => numbers.some((n) => n >= a && n <= b))
-  )
-    return undefined;
-  const { names, rules } = numberedPort(sp, exp.ruleContext);
-  const renamed = renamer(names);
-  // the differences kube-proxy's side has are the port's own lines, renamed as numberedPort
-  // writes them: each is marked where it stands
-  const own = renamer(names, true);
-  const differs = { nat: new Map<string, number>(), filter: new Map<string, number>() };
-  for (const l of diff.expected) {
-    const table = l.startsWith('-t nat ') ? 'nat' : l.startsWith('-t filter ') ? 'filter' : '';
-    if (!table) continue;
-    const k = own(l.slice(4 + table.length));
-    differs[table].set(k, (differs[table].get(k) ?? 0) + 1);
-  }
-  const lines: string[] = [sp.protocol];
-  for (const table of ['nat', 'filter'] as const)
-    for (const r of rules[table]) {
-      const n = differs[table].size > 0 ? differs[table].get(r.text) : undefined;
-      if (n) differs[table].set(r.text, n - 1);
-      lines.push(`${table} ${r.text}${n ? ' -' : ''}`);
+  const shapes = new Map<string, Shaped>(); // by the shape's JSON
+  const written = new Map<string, number>(); // a shape's numbered rules, one number per text
+  const shaped = (shape: PortShape): Shaped => {
+    const json = JSON.stringify(shape);
+    let s = shapes.get(json);
+    if (s) return s;
+    const rules = servicePortRules(shape, exp.ruleContext);
+    const text = (['nat', 'filter'] as const)
+      .flatMap((table) => rules[table].map((r) => `${table} ${r.text}`))
+      .join('\n');
+    let id = written.get(text);
+    if (id === undefined) written.set(text, (id = written.size));
+    shapes.set(json, (s = { id, rules }));
+    return s;
+  };
+  return (sp, diff) => {
+    const hosts = [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs];
+    const endpoints = sp.allEndpoints;
+    const addresses = [...hosts, ...endpoints.map((e) => e.ip)];
+    const numbers = [sp.port, sp.nodePort, ...endpoints.map((e) => e.port)].flatMap((n) =>
+      n === undefined ? [] : [n],
+    );
+    if (
+      addresses.some((ip) => ip === pod || ip === outside || ip === node) ||
+      shared.ranges.cidrs.some((holds) => addresses.some(holds)) ||
+      shared.ranges.ports.some(([a, b]) => numbers.some((n) => n >= a && n <= b))
+    )
+      return undefined;
+    const { names, shape } = numberedPort(sp);
+    const { id, rules } = shaped(shape);
+    // the differences kube-proxy's side has are the port's own lines, renamed as numberedPort
+    // numbers them: each is marked where it stands (by its place among the shape's rules)
+    const differs = { nat: new Map<string, number>(), filter: new Map<string, number>() };
+    const marked: number[] = [];
+    if (diff.expected.length > 0) {
+      const own = renamer(names, true);
+      for (const l of diff.expected) {
+        const table = l.startsWith('-t nat ') ? 'nat' : l.startsWith('-t filter ') ? 'filter' : '';
+        if (!table) continue;
+        const k = own(l.slice(4 + table.length));
+        differs[table].set(k, (differs[table].get(k) ?? 0) + 1);
+      }
+      let at = 0;
+      for (const table of ['nat', 'filter'] as const)
+        for (const r of rules[table]) {
+          const n = differs[table].size > 0 ? differs[table].get(r.text) : undefined;
+          if (n) {
+            differs[table].set(r.text, n - 1);
+            marked.push(at);
+          }
+          at++;
+        }
     }
-  const left = (['nat', 'filter'] as const).flatMap((table) =>
-    [...differs[table]].flatMap(([l, n]) => Array<string>(n).fill(`${table} ${l}`)),
-  );
-  // the port's own chains the node's side differs in, whole and in order: a rule's place in its
-  // chain is part of what it does (a DROP before the jumps, or after the last); in the shared
-  // chains the rules met below keep their order
-  const differed = new Set<string>();
-  for (const l of diff.actual) {
-    const [, table, , chain] = l.split(' ', 4) as [string, string, string, string];
-    if (PORT_CHAIN.test(chain)) differed.add(`${table} ${chain}`);
-  }
-  const placed = [...differed].flatMap((at) => {
-    const [table, chain] = at.split(' ') as [string, string];
-    return [`@ ${at}`, ...chainRules(table, chain)];
-  });
-  const ports = numbers.map(String);
-  const met = [...hosts, ...ports].flatMap((k) => shared.byName.get(k) ?? []);
-  return [
-    ...lines,
-    '-',
-    ...left,
-    '+',
-    ...diff.actual.map(renamed),
-    ...placed.map(renamed),
-    '=',
-    ...met.map(renamed),
-  ].join('\n');
+    const left = (['nat', 'filter'] as const).flatMap((table) =>
+      [...differs[table]].flatMap(([l, n]) => Array<string>(n).fill(`${table} ${l}`)),
+    );
+    // the port's own chains the node's side differs in, whole and in order: a rule's place in its
+    // chain is part of what it does (a DROP before the jumps, or after the last); in the shared
+    // chains the rules met below keep their order
+    const differed = new Set<string>();
+    for (const l of diff.actual) {
+      const [, table, , chain] = l.split(' ', 4) as [string, string, string, string];
+      if (PORT_CHAIN.test(chain)) differed.add(`${table} ${chain}`);
+    }
+    const placed = [...differed].flatMap((at) => {
+      const [table, chain] = at.split(' ') as [string, string];
+      return [`@ ${at}`, ...chainRules(table, chain)];
+    });
+    const ports = numbers.map(String);
+    const met = [...hosts, ...ports].flatMap((k) => shared.byName.get(k) ?? []);
+    const renamed = renamer(names);
+    return [
+      sp.protocol,
+      `#${id} ${marked.join(',')}`,
+      '-',
+      ...left,
+      '+',
+      ...diff.actual.map(renamed),
+      ...placed.map(renamed),
+      '=',
+      ...met.map(renamed),
+    ].join('\n');
+  };
+}
+
+/** A shape's numbered rules, and their number among the texts of the shapes met. */
+interface Shaped {
+  id: number;
+  rules: { nat: RuleLine[]; filter: RuleLine[] };
 }
 
 /** Where kube-proxy's rules send a packet, alike outcomes merged: its DNAT, its mark for

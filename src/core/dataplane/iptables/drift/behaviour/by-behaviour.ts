@@ -7,11 +7,11 @@ import type { Ruleset } from '../../read/parse.js';
 import { releaseRange } from '../../../kube-proxy/releases.js';
 import {
   behaviourDiffers,
-  behaviourKey,
+  behaviourKeys,
   portsMeeting,
   sharedRules,
   wantedRules,
-  type SharedRules,
+  type KeyOf,
 } from './behaviour.js';
 
 /** The lines of one owner (a Service port, '' the node) only one side has. */
@@ -53,7 +53,7 @@ export function foldByBehaviour(
   let ports = 0;
   // ports whose rules and differences are the same but for their own names: one walk for all
   const walkedSame = new Set<string>();
-  let shared: SharedRules | undefined;
+  let keyOf: KeyOf | undefined;
   // kube-proxy's rules a walk needs: the port's own and those it meets, for the first few ports
   // walked; past those, all of them, parsed once
   let whole: Ruleset | undefined;
@@ -85,9 +85,9 @@ export function foldByBehaviour(
     const sp = owner === NODE ? undefined : byName.get(owner);
     const key =
       sp &&
-      behaviourKey(c.exp, sp, d, (shared ??= sharedRules(c.actual)), (table, chain) =>
+      (keyOf ??= behaviourKeys(c.exp, sharedRules(c.actual), (table, chain) =>
         chainRules(c, table, chain),
-      );
+      ))(sp, d);
     const same = key !== undefined && walkedSame.has(key);
     const walks = !sp || same ? [] : behaviourDiffers(c.exp, want(sp), c.actual, sp);
     if (key !== undefined && walks.length === 0) walkedSame.add(key);

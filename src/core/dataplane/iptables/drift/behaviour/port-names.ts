@@ -1,20 +1,22 @@
 // A Service port's own names (its name, addresses, ports, chains and endpoints) numbered <0>, <1>
-// ... by value, in a fixed order of its fields, and its rules written with them: two ports whose
-// numbered rules read the same differ in their names only (behaviour.ts keys walks by it). The
-// rules are written with the numbers in place of the names, not renamed from their text: that
-// scan was most of the time of a key.
-import { servicePortRules, type RuleLine, type ServiceRulesContext } from '../../rule-text.js';
+// ... by value, in a fixed order of its fields, and what its rules are written from with them
+// (its shape): two ports of one shape write the same numbered rules and differ in their names
+// only (behaviour.ts keys walks by it, writing each shape's rules once).
+import type { EndpointShape, PortShape } from '../../rule-text.js';
 import type { ExpectedEndpoint, ExpectedServicePort } from '../../../kube-proxy/service-port.js';
 import { hostCidr } from '../../../../ipv6.js';
 
 export interface NumberedPort {
   /** Each own word and its number: a value, and an address with its /32 or /128. */
   names: Map<string, string>;
-  /** The port's rules with its names numbered, rule for rule as rulesOf writes them. */
-  rules: { nat: RuleLine[]; filter: RuleLine[] };
+  /** All servicePortRules reads of the port, its names numbered. */
+  shape: PortShape;
 }
 
-export function numberedPort(sp: ExpectedServicePort, ctx: ServiceRulesContext): NumberedPort {
+/** Every field given, the optional ones too: a shape leaves nothing out by mistake. */
+type Whole<T> = { [K in keyof Required<T>]: T[K] };
+
+export function numberedPort(sp: ExpectedServicePort): NumberedPort {
   const names = new Map<string, string>();
   const name = (value: string) => {
     let n = names.get(value);
@@ -24,17 +26,21 @@ export function numberedPort(sp: ExpectedServicePort, ctx: ServiceRulesContext):
   // an address and its host CIDR share a number, as rules write it with its /32 or /128
   const address = (ip: string) => {
     const n = name(ip);
-    names.set(hostCidr(ip), n + hostCidr(ip).slice(ip.length));
+    const cidr = hostCidr(ip);
+    if (cidr !== ip) names.set(cidr, n + cidr.slice(ip.length));
     return n;
   };
-  const port = (p: number | undefined) => (p === undefined ? undefined : name(String(p)));
+  // the port's ports are numbered as strings: servicePortRules writes them as they are
+  const port = (p: number | undefined) =>
+    (p === undefined ? undefined : name(String(p))) as number | undefined;
   const chain = (c: string | undefined) => (c === undefined ? undefined : name(c));
-  const own = {
+  const shape: Whole<PortShape> = {
     name: name(sp.name),
+    protocol: sp.protocol,
     clusterIP: address(sp.clusterIP),
     externalIPs: sp.externalIPs.map(address),
     loadBalancerIPs: sp.loadBalancerIPs.map(address),
-    port: port(sp.port),
+    port: port(sp.port)!,
     nodePort: port(sp.nodePort),
     chains: {
       svc: chain(sp.chains.svc),
@@ -42,8 +48,21 @@ export function numberedPort(sp: ExpectedServicePort, ctx: ServiceRulesContext):
       ext: chain(sp.chains.ext),
       fw: chain(sp.chains.fw),
     },
-    internalChain: chain(sp.internalChain),
-    externalPolicyChain: chain(sp.externalPolicyChain),
+    internalChain: name(sp.internalChain),
+    externalPolicyChain: name(sp.externalPolicyChain),
+    healthCheckNodePort: sp.healthCheckNodePort,
+    sourceRanges: sp.sourceRanges,
+    externalPolicyLocal: sp.externalPolicyLocal,
+    affinitySeconds: sp.affinitySeconds,
+    hasEndpoints: sp.hasEndpoints,
+    hasInternalEndpoints: sp.hasInternalEndpoints,
+    hasExternalEndpoints: sp.hasExternalEndpoints,
+    clusterIPMasquerade: sp.clusterIPMasquerade,
+    internalVerdict: sp.internalVerdict,
+    externalVerdict: sp.externalVerdict,
+    clusterEndpoints: [],
+    localEndpoints: [],
+    reachableEndpoints: [],
   };
   for (const e of sp.allEndpoints) {
     address(e.ip);
@@ -52,27 +71,15 @@ export function numberedPort(sp: ExpectedServicePort, ctx: ServiceRulesContext):
   }
   // only endpoints with a KUBE-SEP chain on this node are written (their chain is hashed when
   // first asked for)
-  const numbered = new Map<ExpectedEndpoint, ExpectedEndpoint>();
-  const endpoint = (e: ExpectedEndpoint) => {
-    let n = numbered.get(e);
-    if (!n) {
-      const shown = { ip: name(e.ip), address: name(e.address), chain: name(e.chain) };
-      numbered.set(e, (n = shown as unknown as ExpectedEndpoint));
-    }
-    return n;
-  };
-  const reachable = sp.reachableEndpoints.map(endpoint);
-  const rules = servicePortRules(
-    {
-      ...sp,
-      ...own,
-      clusterEndpoints: sp.clusterEndpoints.map(endpoint),
-      localEndpoints: sp.localEndpoints.map(endpoint),
-      reachableEndpoints: reachable,
-    } as unknown as ExpectedServicePort,
-    ctx,
-  );
-  return { names, rules };
+  const endpoint = (e: ExpectedEndpoint): EndpointShape => ({
+    ip: name(e.ip),
+    address: name(e.address),
+    chain: name(e.chain),
+  });
+  shape.reachableEndpoints = sp.reachableEndpoints.map(endpoint);
+  shape.clusterEndpoints = sp.clusterEndpoints.map(endpoint);
+  shape.localEndpoints = sp.localEndpoints.map(endpoint);
+  return { names, shape: shape as PortShape };
 }
 
 /**
