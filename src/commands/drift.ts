@@ -8,9 +8,9 @@ import {
 } from '../core/dataplane/drift.js';
 import { isDriftReadFailure, said } from '../core/nodes/drift-unavailable.js';
 import { nodeErrorsOf, rulesReadError } from '../core/nodes/errors.js';
-import { hasRules } from '../core/facts/facts.js';
+import { familyNotRecorded, hasRules } from '../core/facts/facts.js';
 import { byReason, namedFew } from '../core/nodes/access.js';
-import type { IPFamily } from '../core/ipv6.js';
+import { familyOf, type IPFamily } from '../core/ipv6.js';
 import { pickNodes, type SourceFlags } from '../cluster/facts-source.js';
 import { driftDoc, driftText } from '../output/drift.js';
 import { invocationOf } from './common/invocation.js';
@@ -56,13 +56,25 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   const many = o.allNodes === true && chosen === undefined;
   const compared: NodeDrift[] = [];
   const notCompared: NotCompared[] = many ? unrecorded(analysis, nodes) : [];
+  // the families the Services have cluster IPs of: a node that recorded one and not the other
+  // leaves the other not compared, said, never a clean node
+  const used = new Set(analysis.view.services.flatMap((s) => s.clusterIPs.map(familyOf)));
   for (const n of nodes)
     for (const f of asked) {
       // without --family, a family is compared where its dump was recorded
-      if (o.family === undefined && !hasRules(facts, n, f)) continue;
+      if (o.family === undefined && !hasRules(facts, n, f)) {
+        // (a Cilium agent's table holds both families)
+        if (used.has(f) && analysis.node(n).mode() !== 'cilium')
+          notCompared.push({
+            node: n,
+            family: f,
+            why: `${familyNotRecorded(facts, n, f, false)}: ${f} not compared`,
+          });
+        continue;
+      }
       try {
-        if (f === 'IPv6' && !hasRules(facts, n, f))
-          throw new UsageError(`no ip6tables-save (or ip6 nftables table) recorded for node ${n}`);
+        if (!hasRules(facts, n, f))
+          throw new UsageError(`${dir}: ${familyNotRecorded(facts, n, f)}`);
         compared.push(analysis.node(n, undefined, f).drift());
       } catch (e) {
         if (!many || !(isDriftReadFailure(e) || e instanceof UsageError)) throw e;

@@ -1,5 +1,6 @@
 // `kdebug trace`: one packet walked through a node's rules, every outcome with its chance.
 import { Analysis } from '../core/nodes/analysis.js';
+import { familyNotRecorded, hasRules } from '../core/facts/facts.js';
 import { unavailableText } from '../core/nodes/drift-unavailable.js';
 import { canonicalAddress, familyOf } from '../core/ipv6.js';
 import type { TraceProtocol } from '../core/dataplane/trace/trace.js';
@@ -58,6 +59,10 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   const notStarted = chosen !== undefined ? analysis.node(chosen).agentNotStarted() : undefined;
   if (notStarted) throw new UsageError(`node ${chosen}: ${notStarted}`);
   const [name] = pickNodes(facts, label, { node: chosen }, 'recorded rules');
+  // a node that recorded the packet's other family only has no rules to walk it through
+  // (a Cilium agent's table holds both families)
+  if (!hasRules(facts, name!, family) && analysis.node(name!).mode() !== 'cilium')
+    throw new UsageError(`${label}: ${familyNotRecorded(facts, name!, family)}`);
   // an IPv6 packet walks the node's ip6tables rules
   const node = analysis.node(name!, undefined, family);
   // an unreadable dump or table is said before the source address is asked for

@@ -670,3 +670,61 @@ describe('kdebug expect, drift and trace in both families (the dual-stack scenar
     );
   });
 });
+
+describe('a node that recorded only its ip6tables-save (dual-stack nginx-svc)', () => {
+  // the scenario's vm-12-7-centos with its iptables-save.txt removed: IPv4 was not compared there
+  const only6 = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-only-ip6-'));
+    cpSync('snapshots/dual-stack-ipv6-rules-missing', dir, { recursive: true });
+    rmSync(join(dir, 'nodes/vm-12-7-centos/iptables-save.txt'));
+    return dir;
+  };
+  it('drift says IPv4 not compared (exit 2, never a clean 0); --family both and trace name the family and the snapshot', () => {
+    const dir = only6();
+    try {
+      const r = kdebug(['drift', '--snapshot', dir, '--node', 'vm-12-7-centos']);
+      assert.equal(r.code, 2, r.stdout + r.stderr);
+      assert.match(
+        r.stdout.replace(/\s+/g, ' '),
+        /1 node not compared: vm-12-7-centos no IPv4 rules recorded \(no nodes\/vm-12-7-centos\/iptables-save\.txt; its IPv6 rules are recorded\): IPv4 not compared/,
+      );
+      const json = JSON.parse(
+        kdebug(['drift', '--snapshot', dir, '--node', 'vm-12-7-centos', '-o', 'json']).stdout,
+      );
+      assert.deepEqual(
+        json.notCompared.map((n: { node: string; family: string }) => [n.node, n.family]),
+        [['vm-12-7-centos', 'IPv4']],
+      );
+      const both = kdebug([
+        'drift',
+        '--snapshot',
+        dir,
+        '--node',
+        'vm-12-7-centos',
+        '--family',
+        'both',
+      ]);
+      const trace = kdebug([
+        'trace',
+        '--snapshot',
+        dir,
+        '--node',
+        'vm-12-7-centos',
+        '--src',
+        '10.244.0.5',
+        '--dst',
+        '10.1.190.219:8080',
+      ]);
+      for (const x of [both, trace])
+        assert.deepEqual(
+          [x.code, x.stderr],
+          [
+            2,
+            `kdebug: ${dir}: no IPv4 rules recorded for node "vm-12-7-centos" (no nodes/vm-12-7-centos/iptables-save.txt; its IPv6 rules are recorded)\n`,
+          ],
+        );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

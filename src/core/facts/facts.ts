@@ -105,6 +105,21 @@ export function recordedFamily(facts: Facts, node: string): IPFamily | undefined
   return (['IPv4', 'IPv6'] as const).find((f) => hasRules(facts, node, f));
 }
 
+/** Why a node's rules of `family` cannot be read: none recorded, naming the dump that is not
+ * there and, where the node recorded its other family's, that those are (the one to ask for).
+ * `named`: the node named, for a message alone; else a reason said beside the node's name. */
+export function familyNotRecorded(
+  facts: Facts,
+  node: string,
+  family: IPFamily,
+  named = true,
+): string {
+  const other: IPFamily = family === 'IPv6' ? 'IPv4' : 'IPv6';
+  const dump = family === 'IPv6' ? 'ip6tables-save' : 'iptables-save';
+  const has = hasRules(facts, node, other);
+  return `no ${family} rules recorded${named ? ` for node "${node}"` : ''} (no nodes/${node}/${dump}.txt${has ? `; its ${other} rules are recorded` : ''})`;
+}
+
 /** The node recorded its rules of a family: an ip(6)tables dump, kube-proxy's nftables table,
  * or its Cilium agent's table (both families in one, counted as IPv4's). */
 export function hasRules(facts: Facts, node: string, family: IPFamily = 'IPv4'): boolean {

@@ -1,6 +1,7 @@
 // One node's dataplane for one family: its Service trees, the drift from what kube-proxy would
 // write, the lines it holds, its network and a packet's walk, on top of its reads
 // (node-reads.ts) and what is expected there (node-expected.ts).
+import { familyNotRecorded } from '../facts/facts.js';
 import { ciliumLineSet } from '../dataplane/cilium/drift.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
 import type { Dataplane } from '../dataplane/dataplane.js';
@@ -154,7 +155,7 @@ export class NodeAnalysis extends NodeExpected {
       const dataplane = this.dataplane();
       if (!dataplane) {
         this.ruleset(); // throws why: the dump's parse error
-        throw new DriftInputError(`no rules recorded for node "${this.name}"`);
+        throw new DriftInputError(familyNotRecorded(this.facts, this.name, this.family));
       }
       const found = dataplane.drift(
         this.name,

@@ -16,7 +16,7 @@ import { IpvsParseError } from '../dataplane/ipvs/read/listing.js';
 import { commandStem, type CiliumList, type ListingCommand } from './commands.js';
 import { DriftInputError } from '../dataplane/drift.js';
 import type { IPFamily } from '../ipv6.js';
-import { nftStems, nodeDump, type NodeDump } from '../facts/facts.js';
+import { familyNotRecorded, nftStems, nodeDump, type NodeDump } from '../facts/facts.js';
 import { NftParseError, type NftTable } from '../dataplane/nftables/read/listing.js';
 import { parseNftAny } from '../dataplane/nftables/read/read-text.js';
 import { rulesetSigns, textSigns, type DumpSigns } from '../dataplane/iptables/backend.js';
@@ -128,10 +128,7 @@ export abstract class NodeReads {
   /** The rule set, or the parse error thrown (commands that cannot go on without it). */
   ruleset(): Ruleset {
     const r = this.rules();
-    if (!r)
-      throw new DriftInputError(
-        `no ${this.family === 'IPv6' ? 'ip6tables ' : ''}rules recorded for node "${this.name}"`,
-      );
+    if (!r) throw new DriftInputError(familyNotRecorded(this.facts, this.name, this.family));
     if (r.failure) throw r.failure;
     return r.ruleset!;
   }

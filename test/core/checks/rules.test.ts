@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { evidenceText } from '../../../src/core/findings/evidence.js';
 import { describe, it } from 'node:test';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
+import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
+import { diagnose } from '../../../src/core/diagnose.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {
   aNode,
@@ -194,5 +196,22 @@ describe('rules step', () => {
       aPod({ name: 'cilium-x', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } }),
     ];
     assert.deepEqual(ids(run(rulesCheck, facts(cilium))), ['rules-not-kube-proxy:skip']);
+  });
+});
+
+describe('rules step, a dual-stack Service on a node that recorded only its ip6tables-save', () => {
+  it('says its IPv4 half not observed there (in unobserved), and matches "1 of 2 nodes" in IPv4', async () => {
+    const read = await readSnapshot('snapshots/dual-stack-ipv6-rules-missing');
+    const { 'iptables-save': _gone, ...kept } = read.nodes['vm-12-7-centos']!;
+    const f = { ...read, nodes: { ...read.nodes, 'vm-12-7-centos': kept } };
+    const r = diagnose(f, { namespace: 'default', service: 'nginx-svc' });
+    const found = r.steps.find((s) => s.id === 'rules')!.findings;
+    const unseen = found.find((x) => x.id === 'rules-not-observed');
+    assert.equal(unseen?.title, 'IPv4: vm-12-7-centos: rules not observed');
+    assert.equal(unseen?.node, 'vm-12-7-centos');
+    assert.ok(
+      (r.unobserved ?? []).some((u) => u.includes('IPv4: vm-12-7-centos: rules not observed')),
+    );
+    assert.match(found.find((x) => x.id === 'rules-match')!.title, /^IPv4: 1 of 2 nodes/);
   });
 });

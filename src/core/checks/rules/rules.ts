@@ -94,6 +94,16 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
   return out;
 }
 
+/** A node whose ip6tables dump was read and its iptables one not: the IPv4 half of the Service
+ * is not checked there (its IPv6 half is, as ipv6Rules says). */
+const ipv4NotRecorded = (ctx: CheckContext, svc: Service, node: string): Finding =>
+  finding('rules-not-observed', 'skip', 'rules not observed', {
+    explanation: `No IPv4 rules dump of ${node} was read (nodes/${node}/iptables-save.txt is not in the facts; its ip6tables-save is), so the IPv4 half of ${svc.namespace}/${svc.name} (${svc.clusterIPs.filter((ip) => !ip.includes(':')).join(', ')}) is not checked there.`,
+    evidence: [unseen(`nodes/${node}/iptables-save.txt: not in the facts`, node)],
+    next: saveNodeOutput(node, ['iptables-save'], 'iptables-save'),
+    node,
+  });
+
 export const rulesCheck: Check<'rules'> = {
   id: 'rules',
   title: 'Rules',
@@ -200,7 +210,13 @@ export const rulesCheck: Check<'rules'> = {
         continue;
       }
       const r = ctx.rules(node);
-      if (!v4 || !r) continue;
+      if (!v4) continue;
+      if (!r) {
+        // here for its ip6tables dump alone: its IPv4 rules were not read, said, never clean
+        items.push(on(node, ipv4NotRecorded(ctx, svc, node)));
+        notCompared.add(node);
+        continue;
+      }
       if (r.error) {
         items.push(
           on(
