@@ -88,9 +88,12 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   ],
   // kubectl describe svc: its fields aligned with blanks, or with tabs as kubectl before 1.10 did
   [
-    /^(?:Namespace|Labels|Annotations|Selector|IP Family Policy|IP Families|IPs?|Port|TargetPort|NodePort|Endpoints|Session Affinity|External Traffic Policy|LoadBalancer Ingress|Events):[ \t]/,
+    /^(?:Namespace|Labels|Annotations|Selector|IP Family Policy|IP Families|IPs?|Port|TargetPort|NodePort|Endpoints|External Traffic Policy|LoadBalancer Ingress|Events):[ \t]/,
     'kubectl',
   ],
+  // its Session Affinity is the Service's field (None or ClientIP); Cilium's status prints its
+  // own "Session Affinity:   Enabled" among its kube-proxy replacement's details
+  [/^Session Affinity:[ \t]+(?:None|ClientIP)\s*$/, 'kubectl'],
   [
     /^(?:num +)?(?:pkts +bytes +)?target +prot +opt +(?:in +out +)?source +destination/,
     'iptables-list',
