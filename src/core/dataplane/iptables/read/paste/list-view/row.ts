@@ -55,7 +55,9 @@ export function ruleOf(
   cols: Columns,
   last: boolean,
 ): { text: string; plain: boolean; unread: boolean } | { cut: string } | undefined {
-  const words = [...line.matchAll(/\S+/g)];
+  // a template's placeholder typed where -L prints an address ("{{ node's external ip }}"): one
+  // column, blanks and all (-L prints none inside a column)
+  const words = [...line.matchAll(/\{\{[^{}]*\}\}|\S+/g)];
   let k = 0;
   const word = () => words[k]?.[0] ?? '';
   // the paste's last line, cut before its protocol: the columns -L printed up to there
