@@ -133,6 +133,9 @@ function runChangeText(c: RunChange): string {
     c.kept.length > 0
       ? `; not in the run at line ${c.at}, which is not whole (cut, elided or filtered), so read as the run before lists them: ${listed(c.kept)}`
       : '';
+  // a run that is not whole shows no change of what it leaves out: not "no frontend changed"
+  if (parts.length === 0 && c.kept.length > 0)
+    return `between the run before and the one at line ${c.at}, which is not whole (cut, elided or filtered): what changed is not known; not in it, so read as the run before lists them: ${listed(c.kept)}`;
   return `between the run before and the one at line ${c.at}: ${parts.length > 0 ? parts.join('; ') : 'no frontend changed'}${kept}`;
 }
 

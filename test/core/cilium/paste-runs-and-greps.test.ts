@@ -189,3 +189,33 @@ describe('the flags a Cilium listing carries', () => {
     assert.doesNotMatch(text, /not compared here:[^\n]*l7-load-balancer/);
   });
 });
+
+describe('a run of service list cut after its header, a service update before it (cilium#29055)', () => {
+  const paste = [
+    '# cilium service update --frontend 10.96.0.2:80:TCP --backends 10.244.0.3:80 --k8s-node-port',
+    'Creating new service "10.96.0.2:80:TCP"',
+    'Added service with 1 backends',
+    '# cilium service list',
+    'Frontend          Service Type   Backend',
+    '10.96.0.2:80:TCP   NodePort       1 => 10.244.0.3:80 (active)',
+    '',
+    '# cilium service update --frontend 10.96.1.2:80:TCP --backends 10.244.1.3:80,10.244.1.4:80 --k8s-node-port',
+    'Creating new service "10.96.1.2:80:TCP"',
+    'Added service with 2 backends',
+    '',
+    '# cilium service list',
+    'Frontend          Service Type   Backend',
+    '10.96.0.2:80:T',
+  ].join('\n');
+
+  it('the run is at its list command, not at the update; its cut says no change, nor none', () => {
+    const got = read(paste);
+    const text = rulesText(got.dump, got.trees, { label: 'p' });
+    assert.match(text, /printed again by the command at line 12 \(run again\)/, text);
+    assert.doesNotMatch(text, /command at line 8|no frontend changed/, text);
+    assert.match(
+      text,
+      /between the run before and the one at line 12, which is not whole \(cut, elided or filtered\): what changed is not known/,
+    );
+  });
+});

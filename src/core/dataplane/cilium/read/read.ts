@@ -140,11 +140,16 @@ function cutInHeader(lines: string[], from: number): CiliumCut | undefined {
 }
 
 /** The line of the command that printed the listing read from `from` on (the last list command
- * typed above its first row), else `from`: a run again is said where it was run, not at a command
- * between (a service update). */
+ * typed above its first row; no row read, the run cut before one: the first typed from `from`
+ * on), else `from`: a run again is said where it was run, not at a command between (a service
+ * update), which lists nothing. */
 function listedAt(lines: string[], from: number, row: number | undefined): number {
-  for (let no = (row ?? from) - 1; no >= from; no--)
-    if (/\b(?:service|bpf\s+lb)\s+(?:list|ls)\b|\bdb\/show\b/.test(lines[no - 1]!)) return no;
+  const list = /\b(?:service|bpf\s+lb)\s+(?:list|ls)\b|\bdb\/show\b/;
+  if (row === undefined) {
+    const first = lines.findIndex((l, i) => i >= from - 1 && list.test(l));
+    return first < 0 ? from : first + 1;
+  }
+  for (let no = row - 1; no >= from; no--) if (list.test(lines[no - 1]!)) return no;
   return from;
 }
 
