@@ -9,6 +9,7 @@ import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected/
 import { expectedNftText } from '../core/dataplane/nftables/expected/expected.js';
 import { expectedCiliumText } from '../core/dataplane/cilium/expected/render.js';
 import { startKnown } from '../core/dataplane/cilium/agent/refused.js';
+import { settingsSaid } from '../core/dataplane/cilium/agent/provenance.js';
 import { familyOf, type IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube/objects.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
@@ -58,7 +59,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
         node: name!,
         agent: `${agent.pod.namespace}/${agent.pod.name}`,
         ...(agent.version ? { version: agent.version } : {}),
-        settings: agent.source,
+        settings: settingsSaid(agent),
         ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
         ...(agent.refused ? { refused: agent.refused } : {}),
         // as drift decides it: nothing of it listed and not ready, it has not started

@@ -23,6 +23,7 @@ import {
   type CiliumAgent,
 } from '../dataplane/cilium/agent/agent.js';
 import { SETTING_NOT_KNOWN } from '../dataplane/cilium/agent/refused.js';
+import { sourceText } from '../dataplane/cilium/agent/provenance.js';
 import type { ViewIndex } from '../kube/view-index.js';
 import { parseVersion, type Version } from '../version.js';
 
@@ -97,22 +98,30 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
   };
 }
 
-/** Cilium replaces kube-proxy here: as its agent said (observed), or its ConfigMap (read); where
- * the agent refuses that ConfigMap, its agent and no kube-proxy Pod are what is read, and whether
- * it replaces kube-proxy is said not known. */
+/** Cilium replaces kube-proxy here: as its agent's status said (observed), or its ConfigMap's key
+ * (read), each as that setting's own source says; where the agent refuses that ConfigMap, its
+ * agent and no kube-proxy Pod are what is read, and whether it replaces kube-proxy is said not
+ * known. */
 function ciliumMode(node: string, agent: CiliumAgent): NodeState['mode'] {
-  const text = knows(agent.settings, 'kubeProxyReplacement')
-    ? `${node}: cilium (kube-proxy replacement, from ${agent.source})`
+  const known = knows(agent.settings, 'kubeProxyReplacement');
+  const kpr = agent.sources.kubeProxyReplacement;
+  const source = known ? sourceText(agent, kpr) : `ConfigMap ${agent.configMap}`;
+  const text = known
+    ? `${node}: cilium (kube-proxy replacement, from ${source})`
     : `${node}: cilium (its agent ${agent.pod.namespace}/${agent.pod.name} and no kube-proxy Pod there; kube-proxy replacement ${SETTING_NOT_KNOWN})`;
   return {
     value: 'cilium',
     from:
-      agent.from === 'status' ? 'agent' : agent.from === 'cilium-config' ? 'objects' : 'default',
-    source: agent.source,
+      kpr.from === 'status'
+        ? 'agent'
+        : kpr.from === 'cilium-config' || !known
+          ? 'objects'
+          : 'default',
+    source,
     evidence:
-      agent.from === 'status'
+      kpr.from === 'status'
         ? seen(text, { node, source: `nodes/${node}/${CILIUM_STEMS.status}.txt` })
-        : agent.from === 'cilium-config'
+        : kpr.from === 'cilium-config' || !known
           ? read(text)
           : unseen(text),
   };

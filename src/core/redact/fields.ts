@@ -307,7 +307,23 @@ export const RULES: Rule[] = [
     name: 'ConfigMap cilium-config',
     kind: 'ConfigMap',
     when: named(undefined, 'cilium-config'),
-    keep: { ...CONFIG_MAP, data: strings('kube-proxy-replacement') },
+    // the keys whose value a Cilium setting is said read from (cilium/agent/provenance.ts): modes
+    // and switches, no address or name
+    keep: {
+      ...CONFIG_MAP,
+      data: strings(
+        'kube-proxy-replacement',
+        'bpf-lb-sock',
+        'bpf-lb-sock-hostns-only',
+        'bpf-lb-algorithm',
+        'bpf-lb-mode',
+        'node-port-algorithm',
+        'node-port-mode',
+        'enable-session-affinity',
+        'service-no-backend-response',
+        'node-port-range',
+      ),
+    },
   },
   { name: 'ConfigMap', kind: 'ConfigMap', keep: CONFIG_MAP },
   { name: 'NetworkPolicy', kind: 'NetworkPolicy', keep: NETWORK_POLICY },

@@ -42,6 +42,15 @@ describe('the Cilium agent on a node', () => {
       nodePortRange: [30000, 32767],
       version: 'v1.18.6',
       podCIDRs: ['10.244.0.0/24'],
+      fields: {
+        kubeProxyReplacement: 'KubeProxyReplacement',
+        socketLB: 'Socket LB',
+        hostnsOnly: 'Socket LB Coverage',
+        forwarding: 'Mode',
+        algorithm: 'Backend Selection',
+        sessionAffinity: 'Session Affinity',
+        nodePortRange: 'Services: NodePort',
+      },
     });
     const hostns = STATUS.replace(
       'Socket LB Coverage:     Full',
@@ -64,16 +73,19 @@ describe('the Cilium agent on a node', () => {
       config({ 'kube-proxy-replacement': 'true', 'bpf-lb-algorithm': 'maglev' }),
     ]);
     const said = ciliumAgentOn(view, 'n1', STATUS)!;
-    assert.equal(said.from, 'status');
+    assert.deepEqual(said.sources.algorithm, { from: 'status', field: 'Backend Selection' });
     assert.equal(said.settings.algorithm, 'random');
     assert.equal(said.version, 'v1.18.6');
     const read = ciliumAgentOn(view, 'n1', undefined)!;
     assert.deepEqual(
-      [read.from, read.settings.algorithm, read.replacesKubeProxy, read.version],
-      ['cilium-config', 'maglev', true, 'v1.16.5'],
+      [read.sources.algorithm, read.settings.algorithm, read.replacesKubeProxy, read.version],
+      [{ from: 'cilium-config', key: 'bpf-lb-algorithm' }, 'maglev', true, 'v1.16.5'],
     );
     const assumed = ciliumAgentOn(clusterView([agent]), 'n1', undefined)!;
-    assert.deepEqual([assumed.from, assumed.replacesKubeProxy], ['default', false]);
+    assert.deepEqual(
+      [assumed.sources.kubeProxyReplacement.from, assumed.replacesKubeProxy],
+      ['not read', false],
+    );
     // kube-proxy replacement off, or partial (before 1.14): kube-proxy still programs Services
     for (const v of ['false', 'partial', 'disabled'])
       assert.equal(
@@ -252,6 +264,15 @@ describe('real published cilium status --verbose (test/fixtures/cilium/pastes)',
       version: 'v1.15.0-rc.1',
       // the Pod range its IPAM allocates from on the node (the walk's senders)
       podCIDRs: ['10.0.1.0/24'],
+      fields: {
+        kubeProxyReplacement: 'KubeProxyReplacement',
+        socketLB: 'Socket LB',
+        hostnsOnly: 'Socket LB Coverage',
+        forwarding: 'Mode',
+        algorithm: 'Backend Selection',
+        sessionAffinity: 'Session Affinity',
+        nodePortRange: 'Services: NodePort',
+      },
     });
   });
   it('the standalone-gateway guide quotes only the details: their Status says the replacement', () => {
@@ -261,6 +282,14 @@ describe('real published cilium status --verbose (test/fixtures/cilium/pastes)',
       forwarding: 'snat',
       algorithm: 'maglev',
       sessionAffinity: false,
+      // no coverage line and no NodePort range: those settings are not the status's
+      fields: {
+        kubeProxyReplacement: 'KubeProxyReplacement Details: Status',
+        socketLB: 'Socket LB',
+        forwarding: 'Mode',
+        algorithm: 'Backend Selection',
+        sessionAffinity: 'Session Affinity',
+      },
     });
   });
 });

@@ -8,6 +8,7 @@
 // IP conventions: node-b 192.0.2.11; web is a NodePort Service (ClusterIP 10.96.0.50, node port
 // 30080), its Pods 10.244.0.5 and 10.244.1.6; 10.244.1.99 is a Pod that is gone.
 import assert from 'node:assert/strict';
+import { settingsSaid } from '../../../src/core/dataplane/cilium/agent/provenance.js';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
@@ -91,7 +92,7 @@ describe('expect and the mode line on an agent refusing cilium-config', () => {
     return expectedCiliumText(node.ciliumExpected() ?? [], node.ciliumMaps() ?? [], {
       node: 'node-b',
       agent: 'kube-system/cilium-node-b',
-      settings: agent.source,
+      settings: settingsSaid(agent),
       ...(agent.refused ? { refused: agent.refused } : {}),
       notKnown: agent.settings.notKnown,
     });
@@ -113,7 +114,7 @@ describe('expect and the mode line on an agent refusing cilium-config', () => {
   it('the mode line says the replacement not known, and why', () => {
     assert.equal(
       nodeB('true', frontends(), false).state('node-b').mode.evidence.text,
-      'node-b: cilium (kube-proxy replacement, from ConfigMap kube-system/cilium-config)',
+      'node-b: cilium (kube-proxy replacement, from ConfigMap kube-system/cilium-config kube-proxy-replacement)',
     );
     const mode = nodeB('false', frontends()).state('node-b').mode;
     // before: the refused config's "false" made it kube-proxy's iptables, assumed

@@ -8,6 +8,7 @@
 // IP conventions: node-b 192.0.2.11 (Pods 10.244.1.0/24); web's ClusterIP 10.96.0.50, its Pods
 // 10.244.0.5 and 10.244.1.6; 203.0.113.9 is a client outside the cluster.
 import assert from 'node:assert/strict';
+import { settingsSaid } from '../../../src/core/dataplane/cilium/agent/provenance.js';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
@@ -75,7 +76,7 @@ describe('trace on an agent refusing cilium-config, its listing read', () => {
   });
 
   it("no backend: Cilium's default (reject) assumed, not the refused config's drop", () => {
-    const drop = { 'service-no-backend-response': 'drop' };
+    const drop = { 'service-no-backend-response': 'drop', 'bpf-lb-sock': 'true' };
     const none = { 'cilium-bpf-lb-list': bpf('ClusterIP, non-routable', []) };
     assert.deepEqual(
       walk(nodeB(drop, none, false)).outcomes.map((o) => [o.verdict, o.assumptions]),
@@ -122,7 +123,7 @@ describe('trace on an agent refusing cilium-config, its listing read', () => {
   });
 
   it("the ping explanation's walk says the no-backend response was assumed", () => {
-    const drop = { 'service-no-backend-response': 'drop' };
+    const drop = { 'service-no-backend-response': 'drop', 'bpf-lb-sock': 'true' };
     const none = bpf('ClusterIP, non-routable', []);
     const f = facts(ciliumCluster({ ...REFUSED, ...drop }), {
       'node-a': { 'cilium-bpf-lb-list': none },
@@ -146,7 +147,7 @@ describe('expect on an agent refusing cilium-config, its listing read', () => {
     return expectedCiliumText(node.ciliumExpected() ?? [], node.ciliumMaps() ?? [], {
       node: 'node-b',
       agent: 'kube-system/cilium-node-b',
-      settings: agent.source,
+      settings: settingsSaid(agent),
       ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
       ...(agent.refused ? { refused: agent.refused } : {}),
       notKnown: agent.settings.notKnown,

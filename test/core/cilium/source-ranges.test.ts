@@ -4,6 +4,7 @@
 // a range padded with spaces or with a leading zero (ParseCIDRSloppy after a trim). expect, drift
 // and the Rules step say which and why (a note), where they used to drop them unsaid.
 import { severityOf } from '../../../src/core/dataplane/drift.js';
+import { settingsSaid } from '../../../src/core/dataplane/cilium/agent/provenance.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
@@ -229,7 +230,7 @@ describe('ranges the agent ignores, where it refuses cilium-config as read (its 
     const text = expectedCiliumText(a.node('node-a').ciliumExpected() ?? [], [], {
       node: 'node-a',
       agent: 'kube-system/cilium-node-a',
-      settings: agent.source,
+      settings: settingsSaid(agent),
       sourceRangeCheck: agent.settings.sourceRangeCheck,
       notKnown: agent.settings.notKnown,
     });

@@ -19,9 +19,16 @@ const FRONTENDS = [
   '10.96.0.50:80/TCP  ClusterIP  default/web  http      10.244.0.5:8080/TCP, 10.244.1.6:8080/TCP  Done',
   '',
 ].join('\n');
+/** The socket LB settings the walk of a Pod's or a host's packet rests on, read: none taken as
+ * Cilium's default (setting-sources.test.ts says that one). */
+const SOCKET_LB = { 'bpf-lb-sock': 'true', 'bpf-lb-sock-hostns-only': 'false' };
 /** node-b's walk of a packet from `src` to web's ClusterIP, cilium-config `config`. */
 const walk = (src: string, config: Record<string, string> = {}, p: Partial<TracePacket> = {}) =>
-  new Analysis(facts(ciliumCluster(config), { 'node-b': { 'cilium-frontends': FRONTENDS } }))
+  new Analysis(
+    facts(ciliumCluster({ ...SOCKET_LB, ...config }), {
+      'node-b': { 'cilium-frontends': FRONTENDS },
+    }),
+  )
     .node('node-b')
     .trace({ src, dst: '10.96.0.50', dport: 80, protocol: 'tcp', fromHost: false, ...p });
 const POD_HOOK = "the socket hook (connect/sendmsg) in the Pod's namespace";
@@ -96,8 +103,23 @@ describe("the Cilium walk from another node's address to a ClusterIP", () => {
     assert.deepEqual(translated(r), ['10.244.0.5:8080', '10.244.1.6:8080']);
     assert.match(r.outcomes[0]!.rules[0]!.effect, /^translated on node node-a to backend/);
     assert.deepEqual(assumed(r), [
-      "192.0.2.10 is an address of node node-a, whose agent kube-system/cilium-node-a (ConfigMap kube-system/cilium-config) has socket LB on (bpf-lb-sock): a process there connecting to 10.96.0.50:80 is translated by node-a's own socket hook, so the packet leaves node-a for a backend and never reaches this node as ClusterIP traffic; node-a's table was not read here, its backends are taken as this node's lists them",
+      "192.0.2.10 is an address of node node-a, whose agent kube-system/cilium-node-a (ConfigMap kube-system/cilium-config bpf-lb-sock and kube-proxy-replacement) has socket LB on (bpf-lb-sock): a process there connecting to 10.96.0.50:80 is translated by node-a's own socket hook, so the packet leaves node-a for a backend and never reaches this node as ClusterIP traffic; node-a's table was not read here, its backends are taken as this node's lists them",
     ]);
+  });
+
+  it('socket LB not set in cilium-config there: not known, walked as arriving (not the default said read)', () => {
+    const r = new Analysis(
+      facts(ciliumCluster({ 'kube-proxy-replacement': 'true' }), {
+        'node-b': { 'cilium-frontends': FRONTENDS },
+      }),
+    )
+      .node('node-b')
+      .trace({ src: '192.0.2.10', dst: '10.96.0.50', dport: 80, protocol: 'tcp', fromHost: false });
+    assert.equal(r.enters, "the node's device (tc/XDP at ingress)");
+    assert.match(
+      assumed(r)[0]!,
+      /whether its agent kube-system\/cilium-node-a \(ConfigMap kube-system\/cilium-config kube-proxy-replacement\) translates it \(bpf-lb-sock, kube-proxy-replacement\) is not known/,
+    );
   });
 
   it('socket LB off there, kube-proxy replaced: translated on the way out of its host', () => {
@@ -128,7 +150,7 @@ describe("the Cilium walk from another node's address to a ClusterIP", () => {
     });
     assert.match(
       assumed(refused)[0]!,
-      /^192\.0\.2\.10 is an address of node node-a: whether its agent kube-system\/cilium-node-a \(ConfigMap kube-system\/cilium-config\) translates it \(bpf-lb-sock, kube-proxy-replacement\) is not known; walked as it arrives here/,
+      /^192\.0\.2\.10 is an address of node node-a: whether its agent kube-system\/cilium-node-a \(bpf-lb-sock and kube-proxy-replacement not read\) translates it \(bpf-lb-sock, kube-proxy-replacement\) is not known; walked as it arrives here/,
     );
   });
 
@@ -162,7 +184,7 @@ describe("the Cilium walk from another node's address to a ClusterIP", () => {
     assert.equal(off.enters, "node node-a's host device on the way out");
     assert.match(
       assumed(off)[0]!,
-      /^192\.0\.2\.10 is an address of node node-a, whose agent kube-system\/cilium-node-a \(the status of agent kube-system\/cilium-node-a\) replaces kube-proxy with socket LB off/,
+      /^192\.0\.2\.10 is an address of node node-a, whose agent kube-system\/cilium-node-a \(its status's "Socket LB" and "KubeProxyReplacement" lines\) replaces kube-proxy with socket LB off/,
     );
     const on = from({ 'bpf-lb-sock': 'false' }, 'Enabled');
     assert.equal(on.enters, "the socket hook (connect/sendmsg) of node node-a's host");

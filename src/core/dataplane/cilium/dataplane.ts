@@ -115,6 +115,7 @@ export function ciliumDataplane(
         ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
         ...(read.maps ? { maps: read.maps } : {}),
         ...sendersOf(view, agent, read.node.name, agentOf),
+        sources: { agent, of: agent.sources },
       });
       return refused ? { ...walked, notes: [...walked.notes, refused.why] } : walked;
     },

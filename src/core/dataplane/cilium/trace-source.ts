@@ -8,7 +8,8 @@
 import type { ClusterView } from '../../kube/objects.js';
 import { cidrHolds } from '../../ipv6.js';
 import type { TracePacket } from '../trace/trace.js';
-import { ciliumAgentOn, isCiliumAgentPod, knows, type CiliumAgent } from './agent/agent.js';
+import { ciliumAgentOn, isCiliumAgentPod, type CiliumAgent } from './agent/agent.js';
+import { readSourcesText, wasRead } from './agent/provenance.js';
 
 /** A Pod range and where it was read. */
 export interface PodRange {
@@ -144,38 +145,22 @@ function peerLookup(
     const pod = view.pods.find((p) => p.nodeName === n.name && isCiliumAgentPod(p));
     const agent = agentOf ? agentOf(n.name) : ciliumAgentOn(view, pod, undefined);
     if (!agent) return { node: n.name };
-    const shown = (['socketLB', 'kubeProxyReplacement'] as const).flatMap((x) => {
-      const source = settingSource(view, agent, x);
-      return source ? [{ x, source }] : [];
-    });
-    const value = (x: (typeof shown)[number]['x']) =>
-      shown.some((k) => k.x === x) ? { [x]: agent.settings[x] } : {};
-    const sources = [...new Set(shown.map((k) => k.source))];
+    // each said where it was read; one not read (Cilium's default) is not known there
+    const shown = (['socketLB', 'kubeProxyReplacement'] as const).filter((x) =>
+      wasRead(agent.sources[x]),
+    );
+    const value = (x: (typeof shown)[number]) =>
+      shown.includes(x) ? { [x]: agent.settings[x] } : {};
     return {
       node: n.name,
       agent: {
         pod: `${agent.pod.namespace}/${agent.pod.name}`,
         ...value('socketLB'),
         ...value('kubeProxyReplacement'),
-        source: sources.length > 0 ? sources.join(' and ') : agent.source,
+        source: readSourcesText(agent, shown) ?? 'bpf-lb-sock and kube-proxy-replacement not read',
       },
     };
   };
-}
-
-/** Where the agent's `x` was read: its status where that said it, else cilium-config where read
- * and not refused; undefined where it is Cilium's default, which says nothing of how it runs. */
-function settingSource(
-  view: ClusterView,
-  agent: CiliumAgent,
-  x: 'socketLB' | 'kubeProxyReplacement',
-): string | undefined {
-  if (agent.statusSaid?.includes(x))
-    return `the status of agent ${agent.pod.namespace}/${agent.pod.name}`;
-  const config = view.configMaps.find((c) => c.name === 'cilium-config');
-  return config && knows(agent.settings, x)
-    ? `ConfigMap ${config.namespace}/cilium-config`
-    : undefined;
 }
 
 /** Where on another node a packet its host sends from its own address to a ClusterIP is

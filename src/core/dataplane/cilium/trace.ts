@@ -22,7 +22,13 @@ import {
   type CiliumTable,
 } from './read/listing.js';
 import { nodePortsText, type CiliumNodePorts } from './agent/devices.js';
-import { knows, type ConfigOnlySetting } from './agent/agent.js';
+import { knows, type CiliumAgent, type ConfigOnlySetting } from './agent/agent.js';
+import {
+  SETTING_NAMES,
+  sourceText,
+  type SettingSources,
+  type SourcedSetting,
+} from './agent/provenance.js';
 import { SETTING_NOT_KNOWN } from './agent/refused.js';
 import { originOf, peerHook, type TraceSenders } from './trace-source.js';
 
@@ -46,6 +52,19 @@ export interface CiliumTraceOptions extends TraceSenders {
   /** The settings above that are not known (agent.ts notKnown): the walk says so, takes what the
    * agent's own listing shows, else Cilium's default, and says it assumed that. */
   notKnown?: readonly ConfigOnlySetting[];
+  /** Where each setting was read (agent/provenance.ts): one not read, its default taken, is said
+   * an assumption of the walk that rests on it. */
+  sources?: { agent: Pick<CiliumAgent, 'pod' | 'configMap'>; of: SettingSources };
+}
+
+/** Each of `keys` the walk rests on that was not read (known, not refused: Cilium's default is
+ * taken), said as the assumption it is. */
+function defaultsTaken(o: CiliumTraceOptions, keys: readonly SourcedSetting[]): string[] {
+  const s = o.sources;
+  if (!s) return [];
+  return keys
+    .filter((k) => s.of[k].from === 'not read' && knows(o, k))
+    .map((k) => `${SETTING_NAMES[k]} ${sourceText(s.agent, s.of[k])}: walked with that default`);
 }
 
 export function traceCiliumPacket(
@@ -63,8 +82,14 @@ export function traceCiliumPacket(
   const walkedAt = () =>
     `Cilium: the frontends of its agent's table are walked at ${hook}; no iptables rule is involved`;
   const notes = [walkedAt()];
-  // what the walk takes of the sender, for every outcome (another node's, once its frontend is known)
-  const lead = origin.assumed ? [origin.assumed] : [];
+  // what the walk takes of the sender, for every outcome (another node's, once its frontend is
+  // known), and the socket LB settings its hook rests on where they were not read
+  const lead = [
+    ...(origin.assumed ? [origin.assumed] : []),
+    ...(protocol === 'icmp' || (!fromHost && !fromPod)
+      ? []
+      : defaultsTaken(o, fromHost ? ['socketLB'] : ['socketLB', 'hostnsOnly'])),
+  ];
   const outcome = (x: Partial<TraceOutcome> & Pick<TraceOutcome, 'rules'>): TraceOutcome => ({
     probability: 1,
     destination: null,
@@ -176,17 +201,22 @@ export function traceCiliumPacket(
     // not known, Cilium's default: reject
     const known = knows(o, 'noBackend');
     const response = known ? o.noBackend : 'reject';
+    const source = o.sources?.of.noBackend;
+    const from =
+      known && source && source.from !== 'not read'
+        ? `, from ${sourceText(o.sources!.agent, source)}`
+        : '';
     return result([
       outcome({
         verdict: response === 'reject' ? 'REJECT' : 'DROP',
         destination: response === 'reject' ? 'REJECT' : 'DROP',
         rules: [
           rule(
-            `no backend takes new connections: ${response === 'reject' ? 'answered with ICMP port unreachable' : 'dropped'} (service-no-backend-response=${known ? response : `reject, Cilium's default; the agent's own is ${SETTING_NOT_KNOWN}`})`,
+            `no backend takes new connections: ${response === 'reject' ? 'answered with ICMP port unreachable' : 'dropped'} (service-no-backend-response=${known ? `${response}${from}` : `reject, Cilium's default; the agent's own is ${SETTING_NOT_KNOWN}`})`,
           ),
         ],
         assumptions: known
-          ? []
+          ? defaultsTaken(o, ['noBackend'])
           : [
               "service-no-backend-response is Cilium's default, reject; the agent's own is not known, and drop leaves the client waiting for a timeout",
             ],

@@ -1,6 +1,7 @@
 // The Cilium agent on a node: its Pod, its release, and the settings Service load balancing
-// depends on, from what the agent itself said (`cilium-dbg status --verbose`) first, else from
-// its ConfigMap (cilium-config), else Cilium's defaults, each said with its source.
+// depends on, each from what the agent itself said (`cilium-dbg status --verbose`) where its
+// status printed it, else from its ConfigMap (cilium-config), else Cilium's defaults, each with
+// its own source (provenance.ts).
 import type { ClusterView, Pod } from '../../../kube/objects.js';
 import { commandStem } from '../../../nodes/commands.js';
 import { atLeast, parseVersion, type Version } from '../../../version.js';
@@ -16,6 +17,7 @@ import { DEFAULT_NODE_PORT_RANGE, parseNodePortRange } from './node-port-range.j
 import { releaseBehaviour } from './release-behaviour.js';
 import { lbConfigRefused, lbSetting } from './lb-config.js';
 import { fromStatus } from './status.js';
+import { settingSources, type SettingSources } from './provenance.js';
 
 /** The agent's listings in a snapshot (`nodes/NODE/<stem>.txt`), as `cilium-dbg` prints them:
  * `status --verbose`, `service list -o json` (or its text), `shell -- db/show frontends` and
@@ -125,15 +127,13 @@ export interface CiliumAgent {
   /** Replaces kube-proxy on the node: kube-proxy-replacement on and no kube-proxy there. */
   replacesKubeProxy: boolean;
   settings: CiliumSettings;
-  /** Where the settings come from: the agent's status (observed), cilium-config (read from the
-   * API), or Cilium's defaults (assumed). */
-  from: 'status' | 'cilium-config' | 'default';
-  /** The settings its status said (an older status prints fewer); the others are cilium-config's
-   * or Cilium's defaults. */
-  statusSaid?: readonly (keyof CiliumSettings)[];
-  source: string;
+  /** Where each setting an output states was read: its status line, cilium-config's key, its
+   * release, or not read (an older status prints fewer lines; a setting none gives is a default). */
+  sources: SettingSources;
   /** cilium-config was read: the settings only it holds (the annotations honoured) are known. */
   configRead: boolean;
+  /** The ConfigMap read, "kube-system/cilium-config". */
+  configMap?: string;
   /** The agent's release as its status or its image tag says it ("v1.18.0-rc.1"). */
   version?: string;
   /** That release's numbers, parsed once: what the callers compare. */
@@ -267,7 +267,13 @@ export function ciliumAgentOn(
         )
       : [],
   };
-  const from = said ? 'status' : config ? 'cilium-config' : 'default';
+  const sources = settingSources({
+    ...(said ? { fields: said.fields } : {}),
+    config: c,
+    release,
+    kpr,
+    notKnown: settings.notKnown,
+  });
   // refused, the devices cilium-config names are not the ones the agent runs with
   const nodePorts = nodePortsOf(view, pod, status, refused ? undefined : configMap);
   return {
@@ -275,21 +281,13 @@ export function ciliumAgentOn(
     container,
     replacesKubeProxy: kpr,
     settings,
-    from,
+    sources,
     configRead: configMap !== undefined,
-    source:
-      from === 'status'
-        ? `the status of agent ${pod.namespace}/${pod.name}`
-        : from === 'cilium-config'
-          ? `ConfigMap ${configMap!.namespace}/cilium-config`
-          : "Cilium's defaults",
+    ...(configMap ? { configMap: `${configMap.namespace}/cilium-config` } : {}),
     ...(version ? { version } : {}),
     ...(release ? { release } : {}),
     ...(nodePorts ? { nodePorts } : {}),
     ...(said?.podCIDRs ? { podCIDRs: said.podCIDRs } : {}),
-    ...(said
-      ? { statusSaid: (Object.keys(said) as (keyof CiliumSettings)[]).filter((k) => k in settings) }
-      : {}),
     ...(readiness ? { readiness } : {}),
     ...(refused ? { refused } : {}),
   };

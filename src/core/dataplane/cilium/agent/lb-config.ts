@@ -16,9 +16,21 @@ export function lbSetting(
   key: keyof typeof DEPRECATED_KEYS,
   release: Version | undefined,
 ): string | undefined {
-  const old = releaseBehaviour(release).nodePortKeys ? config(DEPRECATED_KEYS[key]) : undefined;
+  return lbSettingRead(config, key, release)?.value;
+}
+
+/** lbSetting's value with the key it was read from (the deprecated one where that wins). */
+export function lbSettingRead(
+  config: (key: string) => string | undefined,
+  key: keyof typeof DEPRECATED_KEYS,
+  release: Version | undefined,
+): { value: string; key: string } | undefined {
+  const oldKey = DEPRECATED_KEYS[key];
+  const old = releaseBehaviour(release).nodePortKeys ? config(oldKey) : undefined;
   // set means not empty, as the agent's check (!= "") has it
-  return old || config(key);
+  if (old) return { value: old, key: oldKey };
+  const value = config(key);
+  return value === undefined ? undefined : { value, key };
 }
 
 /** Why the agent of `release` stops at start on cilium-config's bpf-lb-* and deprecated keys:

@@ -59,7 +59,10 @@ function refusedEvidence(agent: CiliumAgent): Evidence[] {
           `${pod}: no status of container ${agent.container} and no Ready condition read`,
           agent.pod.nodeName,
         ),
-    read(`${agent.source}, as Cilium ${agent.version} reads it`, agent.source),
+    read(
+      `ConfigMap ${agent.configMap}, as Cilium ${agent.version} reads it`,
+      `ConfigMap ${agent.configMap}`,
+    ),
   ];
 }
 

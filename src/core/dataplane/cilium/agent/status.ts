@@ -17,7 +17,14 @@ type Said = Partial<
   /** The Pod ranges its IPAM allocates from on this node ("IPAM: IPv4: 6/254 allocated from
    * 10.244.1.0/24, IPv6: ..."). */
   podCIDRs?: string[];
+  /** The field each setting said was read from ("Socket LB", "Backend Selection"): an older
+   * status prints fewer, and a setting it did not print is no setting it said. */
+  fields: StatusFields;
 };
+
+export type StatusFields = Partial<
+  Record<Exclude<keyof Said, 'version' | 'podCIDRs' | 'fields'>, string>
+>;
 
 /** `cilium-dbg status --verbose`: "KubeProxyReplacement:  True  [eth0 ...]", then its details
  * ("Socket LB: Enabled", "Socket LB Coverage: Hostns-only", "Mode: SNAT", "Backend Selection:
@@ -27,24 +34,40 @@ export function fromStatus(text: string): Said {
   const field = (name: string) => new RegExp(`^\\s*${name}:\\s+(.+?)\\s*$`, 'mi').exec(text)?.[1];
   const on = (v: string | undefined) =>
     v === undefined ? undefined : /^(true|enabled|strict)\b/i.test(v);
-  const out: Said = {};
+  const fields: StatusFields = {};
+  const out: Said = { fields };
   // the details' own Status where the summary line is not in the text (a quote of the details)
+  const summary = field('KubeProxyReplacement');
   const kpr =
-    field('KubeProxyReplacement') ??
+    summary ??
     /^[ \t]*KubeProxyReplacement Details:[ \t]*\n[ \t]+Status:[ \t]+(\S+)/m.exec(text)?.[1];
-  if (kpr !== undefined) out.kubeProxyReplacement = on(kpr)!;
+  if (kpr !== undefined) {
+    out.kubeProxyReplacement = on(kpr)!;
+    fields.kubeProxyReplacement =
+      summary !== undefined ? 'KubeProxyReplacement' : 'KubeProxyReplacement Details: Status';
+  }
   const sock = field('Socket LB');
-  if (sock !== undefined) out.socketLB = on(sock)!;
+  if (sock !== undefined) [out.socketLB, fields.socketLB] = [on(sock)!, 'Socket LB'];
   const coverage = field('Socket LB Coverage');
-  if (coverage !== undefined) out.hostnsOnly = /hostns/i.test(coverage);
+  if (coverage !== undefined)
+    [out.hostnsOnly, fields.hostnsOnly] = [/hostns/i.test(coverage), 'Socket LB Coverage'];
   const mode = field('Mode');
-  if (mode) out.forwarding = mode.split(/\s/)[0]!.toLowerCase();
+  if (mode) [out.forwarding, fields.forwarding] = [mode.split(/\s/)[0]!.toLowerCase(), 'Mode'];
   const selection = field('Backend Selection');
-  if (selection) out.algorithm = selection.split(/\s/)[0]!.toLowerCase();
+  if (selection)
+    [out.algorithm, fields.algorithm] = [
+      selection.split(/\s/)[0]!.toLowerCase(),
+      'Backend Selection',
+    ];
   const affinity = field('Session Affinity');
-  if (affinity !== undefined) out.sessionAffinity = on(affinity)!;
+  if (affinity !== undefined)
+    [out.sessionAffinity, fields.sessionAffinity] = [on(affinity)!, 'Session Affinity'];
   const range = /^\s*-?\s*NodePort:\s+Enabled \(Range: (\d+)-(\d+)\)/m.exec(text);
-  if (range) out.nodePortRange = [Number(range[1]), Number(range[2])];
+  if (range)
+    [out.nodePortRange, fields.nodePortRange] = [
+      [Number(range[1]), Number(range[2])],
+      'Services: NodePort',
+    ];
   const version = /^Cilium:\s+\S+\s+(\d+\.\d+\.\d+\S*)/m.exec(text)?.[1];
   if (version) out.version = `v${version.replace(/^v/, '')}`;
   const ipam = field('IPAM');

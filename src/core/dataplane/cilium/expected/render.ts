@@ -98,6 +98,7 @@ export function expectedCiliumText(
     node: string;
     agent: string;
     version?: string;
+    /** Where each setting was read (agent/provenance.ts settingsSaid). */
     settings: string;
     nodePorts?: CiliumNodePorts;
     /** Why cilium-config as read would stop the agent at a start (agent/lb-config.ts
@@ -114,7 +115,7 @@ export function expectedCiliumText(
     notKnown?: readonly ConfigOnlySetting[];
   },
 ): string {
-  const head = `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings from ${o.settings}`;
+  const head = `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings: ${o.settings}`;
   if (o.refused && o.notStarted) return `${head}\n# nothing: ${o.refused}\n`;
   // a frontend the agent holds at one of several addresses is said apart, not listed as held;
   // one only kube-proxy replacement makes, not known, too

@@ -1,0 +1,197 @@
+// Where each of the agent's Service settings was read: a line of its own status (observed), a key
+// of cilium-config (read from the API), its release (which fixes it whatever that says), or
+// nowhere (Cilium's default taken, not known to be what the agent runs with). An output that
+// states a setting names its own source, never the agent's status for a line the status lacks.
+import type { Version } from '../../../version.js';
+import type { CiliumAgent } from './agent.js';
+import { lbSettingRead } from './lb-config.js';
+import { parseNodePortRange } from './node-port-range.js';
+import { SETTING_NOT_KNOWN } from './refused.js';
+import { releaseBehaviour } from './release-behaviour.js';
+import type { StatusFields } from './status.js';
+
+/** The settings whose source an output names where it states them. */
+export const SOURCED_SETTINGS = [
+  'kubeProxyReplacement',
+  'socketLB',
+  'hostnsOnly',
+  'algorithm',
+  'forwarding',
+  'sessionAffinity',
+  'noBackend',
+  'nodePortRange',
+] as const;
+export type SourcedSetting = (typeof SOURCED_SETTINGS)[number];
+
+export type SettingSource =
+  /** Its status printed it, on the line of that field ("Socket LB"). */
+  | { from: 'status'; field: string }
+  /** cilium-config's key, as the release reads it. */
+  | { from: 'cilium-config'; key: string }
+  /** The release sets it whatever cilium-config says, or another setting read turns it on. */
+  | { from: 'release'; why: string }
+  /** Not read: Cilium's default is taken, which the agent need not run with. */
+  | { from: 'not read'; assumed: string };
+
+export type SettingSources = Record<SourcedSetting, SettingSource>;
+
+/** Each setting's name as Cilium's users know it: its cilium-config key, or its status field. */
+export const SETTING_NAMES: Record<SourcedSetting, string> = {
+  kubeProxyReplacement: 'kube-proxy-replacement',
+  socketLB: 'bpf-lb-sock',
+  hostnsOnly: 'bpf-lb-sock-hostns-only',
+  algorithm: 'bpf-lb-algorithm',
+  forwarding: 'bpf-lb-mode',
+  sessionAffinity: 'enable-session-affinity',
+  noBackend: 'service-no-backend-response',
+  nodePortRange: 'node-port-range',
+};
+
+/** Where `s` was read, in words: 'the "Socket LB" line of agent kube-system/cilium-x's status',
+ * "ConfigMap kube-system/cilium-config bpf-lb-sock", "Cilium 1.19 keeps it on", "not read
+ * (Cilium's default: off)". */
+export function sourceText(agent: Pick<CiliumAgent, 'pod' | 'configMap'>, s: SettingSource) {
+  switch (s.from) {
+    case 'status':
+      return `the "${s.field}" line of agent ${agent.pod.namespace}/${agent.pod.name}'s status`;
+    case 'cilium-config':
+      return `ConfigMap ${agent.configMap ?? 'cilium-config'} ${s.key}`;
+    case 'release':
+      return s.why;
+    case 'not read':
+      return `not read (${s.assumed})`;
+  }
+}
+
+/** Where those of `settings` that were read were read, said once for the agent: 'its status's
+ * "Socket LB" and "KubeProxyReplacement" lines', 'ConfigMap kube-system/cilium-config
+ * bpf-lb-sock'; undefined where none was. */
+export function readSourcesText(
+  agent: Pick<CiliumAgent, 'configMap' | 'sources'>,
+  settings: readonly SourcedSetting[],
+): string | undefined {
+  const and = (xs: string[]) => xs.join(' and ');
+  const fields = settings.flatMap((k) => {
+    const s = agent.sources[k];
+    return s.from === 'status' ? [`"${s.field}"`] : [];
+  });
+  const keys = settings.flatMap((k) => {
+    const s = agent.sources[k];
+    return s.from === 'cilium-config' ? [s.key] : [];
+  });
+  const said = [
+    ...(fields.length > 0
+      ? [`its status's ${and(fields)} line${fields.length > 1 ? 's' : ''}`]
+      : []),
+    ...(keys.length > 0 ? [`ConfigMap ${agent.configMap ?? 'cilium-config'} ${and(keys)}`] : []),
+  ];
+  return said.length > 0 ? and(said) : undefined;
+}
+
+/** Whether `s` was read where the agent or the API says it (its status, cilium-config). */
+export const wasRead = (s: SettingSource) => s.from === 'status' || s.from === 'cilium-config';
+
+/** Where the agent's settings were read, each source once with the settings it gave: the
+ * header of `kdebug expect` ("bpf-lb-sock, bpf-lb-mode from the status of agent ...; ..."). */
+export function settingsSaid(agent: Pick<CiliumAgent, 'pod' | 'configMap' | 'sources'>): string {
+  const bySource = new Map<string, string[]>();
+  for (const s of SOURCED_SETTINGS) {
+    const src = agent.sources[s];
+    // a status line or a key is said with the setting itself, the others with their reason
+    const where =
+      src.from === 'status'
+        ? `the status of agent ${agent.pod.namespace}/${agent.pod.name}`
+        : src.from === 'cilium-config'
+          ? `ConfigMap ${agent.configMap ?? 'cilium-config'}`
+          : sourceText(agent, src);
+    bySource.set(where, [...(bySource.get(where) ?? []), SETTING_NAMES[s]]);
+  }
+  return [...bySource]
+    .map(([where, names]) =>
+      where.startsWith('not read')
+        ? `${names.join(', ')} ${where}`
+        : `${names.join(', ')} from ${where}`,
+    )
+    .join('; ');
+}
+
+/** What the agent's settings were decided from (agent.ts ciliumAgentOn), for their sources. */
+export interface SettingInputs {
+  /** The fields its status printed, where a status was read. */
+  fields?: StatusFields;
+  /** cilium-config's value of a key as the agent reads it; undefined where not set or not read. */
+  config: (key: string) => string | undefined;
+  release: Version | undefined;
+  /** Kube-proxy replacement as decided: with it on, socket LB and session affinity follow. */
+  kpr: boolean;
+  /** The settings a refused cilium-config gave (agent.ts notKnown). */
+  notKnown: readonly string[];
+}
+
+/** Each setting's source, as ciliumAgentOn decides its value: its status line, else its
+ * cilium-config key (a deprecated one where the release reads that), else the release or
+ * another setting read, else Cilium's default, not read. */
+export function settingSources(o: SettingInputs): SettingSources {
+  const byRelease = releaseBehaviour(o.release);
+  const refused = { from: 'not read' as const, assumed: SETTING_NOT_KNOWN };
+  const config = (s: SourcedSetting, key: string | undefined, assumed: string): SettingSource =>
+    o.notKnown.includes(s)
+      ? refused
+      : key !== undefined
+        ? { from: 'cilium-config', key }
+        : { from: 'not read', assumed };
+  const keyOf = (key: string) => (o.config(key) !== undefined ? key : undefined);
+  const one = (s: keyof StatusFields, fromConfig: () => SettingSource): SettingSource => {
+    const field = o.fields?.[s];
+    return field !== undefined ? { from: 'status', field } : fromConfig();
+  };
+  const lbKey = (key: 'bpf-lb-algorithm' | 'bpf-lb-mode') =>
+    lbSettingRead(o.config, key, o.release)?.key;
+  return {
+    kubeProxyReplacement: one('kubeProxyReplacement', () =>
+      config('kubeProxyReplacement', keyOf('kube-proxy-replacement'), "Cilium's default: off"),
+    ),
+    socketLB: one('socketLB', () =>
+      config(
+        'socketLB',
+        keyOf('bpf-lb-sock'),
+        "Cilium's default: on with kube-proxy replacement, off without",
+      ),
+    ),
+    hostnsOnly: one('hostnsOnly', () =>
+      config('hostnsOnly', keyOf('bpf-lb-sock-hostns-only'), "Cilium's default: off"),
+    ),
+    algorithm: one('algorithm', () =>
+      config('algorithm', lbKey('bpf-lb-algorithm'), "Cilium's default: random"),
+    ),
+    forwarding: one('forwarding', () =>
+      config('forwarding', lbKey('bpf-lb-mode'), "Cilium's default: snat"),
+    ),
+    sessionAffinity: one('sessionAffinity', () =>
+      byRelease.kprOptionsGone
+        ? { from: 'release', why: 'Cilium 1.19 and later keep it on whatever cilium-config says' }
+        : o.kpr && !o.notKnown.includes('kubeProxyReplacement')
+          ? { from: 'release', why: 'kube-proxy replacement turns it on' }
+          : config(
+              'sessionAffinity',
+              keyOf('enable-session-affinity'),
+              `Cilium's default for its release: ${byRelease.sessionAffinityDefault ? 'on' : 'off'}`,
+            ),
+    ),
+    noBackend: config(
+      'noBackend',
+      keyOf('service-no-backend-response'),
+      "Cilium's default: reject, with ICMP port unreachable",
+    ),
+    nodePortRange: one('nodePortRange', () =>
+      config(
+        'nodePortRange',
+        // empty, or one it would not start with: the default, as the agent does not run to say
+        o.config('node-port-range') && parseNodePortRange(o.config('node-port-range')!)
+          ? 'node-port-range'
+          : undefined,
+        "Cilium's default: 30000-32767",
+      ),
+    ),
+  };
+}
