@@ -21,7 +21,8 @@ export interface ChainIndexState {
 export class ChainIndex {
   /** How many chains the table has. */
   count = 0;
-  /** A chain names a kube-proxy chain whose hash its author hid (paste/mangled/hidden-hashes.ts). */
+  /** A chain names a kube-proxy chain whose hash its author hid
+   * (paste/mangled/hidden-hashes.ts). */
   hidesHashes = false;
   // open-addressing hash of chain names by their bytes: slot i holds [hash, chain index + 1], so
   // a probe compares hashes before it reads any name

@@ -45,7 +45,8 @@ export interface RuleStoreState {
 export class RuleStore {
   /** How many rules the table has; their ids are 0 to count - 1, in the input's order. */
   count = 0;
-  /** A rule jumps to a kube-proxy chain whose hash its author hid (paste/mangled/hidden-hashes.ts). */
+  /** A rule jumps to a kube-proxy chain whose hash its author hid
+   * (paste/mangled/hidden-hashes.ts). */
   hidesHashes = false;
   /** The field span() found: its [fs, fe) bytes. */
   fs = 0;

@@ -105,7 +105,8 @@ export class Table {
   get ruleCount(): number {
     return this.ruleStore.count;
   }
-  /** A chain or jump names a kube-proxy chain whose hash its author hid (paste/mangled/hidden-hashes.ts). */
+  /** A chain or jump names a kube-proxy chain whose hash its author hid
+   * (paste/mangled/hidden-hashes.ts). */
   get hidesHashes(): boolean {
     return this.chainIndex.hidesHashes || this.ruleStore.hidesHashes;
   }

@@ -1,6 +1,6 @@
-// The dump parser's collaborator for a paste cut short: a last line cut mid-rule, at or inside a chain's
-// name, after its counters; an `iptables -L` listing cut in its head; and the chains a cut, an
-// elision or a paste that starts inside a table leaves not whole.
+// The dump parser's collaborator for a paste cut short: a last line cut mid-rule, at or inside a
+// chain's name, after its counters; an `iptables -L` listing cut in its head; and the chains a
+// cut, an elision or a paste that starts inside a table leaves not whole.
 import { text } from '../lexer.js';
 import type { ListViewCut } from '../paste/list-view/to-rules.js';
 import type { Ruleset } from '../ruleset.js';

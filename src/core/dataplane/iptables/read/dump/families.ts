@@ -1,6 +1,6 @@
-// The dump parser's collaborator for address families: ip6tables' tables have iptables' names, so which
-// family each table is comes from a save line or a command typed above it, outweighed by the
-// addresses of its own rules; a table named twice is the other family's or an error.
+// The dump parser's collaborator for address families: ip6tables' tables have iptables' names, so
+// which family each table is comes from a save line or a command typed above it, outweighed by
+// the addresses of its own rules; a table named twice is the other family's or an error.
 import { IptablesParseError } from '../errors.js';
 import type { Table } from '../table.js';
 import type { IPFamily } from '../../../../ipv6.js';

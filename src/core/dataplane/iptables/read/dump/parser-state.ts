@@ -78,7 +78,8 @@ export class ParserState {
   readonly declared = new Map<Table, IPFamily>(); // tables a save line or command names
   readonly settled = new Set<Table>(); // tables whose family is read already
   typed: Typed | undefined; // the table a command typed before the next listing lists
-  /** The family of a save command typed last, whose output (grep'ed of its *table lines) follows. */
+  /** The family of a save command typed last, whose output (grep'ed of its *table lines)
+   * follows. */
   typedSave: IPFamily | undefined;
   /** Whether the command typed last pipes its listing through grep (its lines a filter's). */
   typedGrep = false;

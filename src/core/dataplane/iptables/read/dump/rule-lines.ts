@@ -1,6 +1,7 @@
-// The dump parser's collaborator for rule lines: one rule, or several run together on a line (their line
-// ends lost in copying), or one run on from a prompt or from a command typed before it; a rule
-// pasted twice read once (./repeats.ts), a rule whose address was hidden by hand not read.
+// The dump parser's collaborator for rule lines: one rule, or several run together on a line
+// (their line ends lost in copying), or one run on from a prompt or from a command typed before
+// it; a rule pasted twice read once (./repeats.ts), a rule whose address was hidden by hand not
+// read, an author's note after a rule skipped.
 import { LineSyntaxError, text } from '../lexer.js';
 import { gluedOutput, gluedPrompt } from '../paste/other-lines/classify.js';
 import { cutDnatPort, cutTargetOption } from '../paste/mangled/cut-option.js';

@@ -1,7 +1,7 @@
-// The dump parser's collaborator for tables: *table ... COMMIT blocks, and the lines outside any (an
-// `iptables -S` listing, a grep'ed save) gathered into a section and closed into the table that a
-// command typed above it (typed-commands.ts), its built-in chains or its kube-proxy chains name;
-// chain declarations, a table or chain pasted twice.
+// The dump parser's collaborator for tables: *table ... COMMIT blocks, and the lines outside any
+// (an `iptables -S` listing, a grep'ed save) gathered into a section and closed into the table
+// that a command typed above it (typed-commands.ts), its built-in chains or its kube-proxy chains
+// name; chain declarations, a table or chain pasted twice.
 import { text } from '../lexer.js';
 import { TABLES } from '../ruleset.js';
 import { Table } from '../table.js';
