@@ -109,7 +109,8 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
       });
       continue;
     }
-    realServers(want, got, input, add, notes);
+    // its real servers follow the endpoints: not read, what the node holds is not compared
+    if (!exp.endpointsFrom.notRead) realServers(want, got, input, add, notes);
     if ((got.persistent ?? undefined) !== want.persistent)
       add('affinity-wrong', {
         service: want.name,
@@ -137,6 +138,18 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
     }
   }
   const notRead: DriftFinding[] = [];
+  if (exp.endpointsFrom.notRead)
+    notRead.push(
+      driftFinding(
+        'table-not-captured',
+        {
+          title: `${exp.endpointsFrom.reads} not captured: the virtual servers' real servers were not compared`,
+          message: `kube-proxy on ${node} takes the Services' endpoints from the ${exp.endpointsFrom.reads}, and ${exp.endpointsFrom.notRead}: which real servers each virtual server should have is not observed, never compared with "no endpoints"; the virtual servers themselves were.`,
+          advice: `Capture with read access to the ${exp.endpointsFrom.reads} (kubectl auth can-i list ${exp.endpointsFrom.reads.toLowerCase()}).`,
+        },
+        { node, source },
+      ),
+    );
   if (input.ipsetsError)
     notRead.push(
       driftFinding(
