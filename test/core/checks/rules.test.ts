@@ -215,3 +215,35 @@ describe('rules step, a dual-stack Service on a node that recorded only its ip6t
     assert.match(found.find((x) => x.id === 'rules-match')!.title, /^IPv4: 1 of 2 nodes/);
   });
 });
+
+describe('rules step, a recorded dump whose rule holds control bytes', () => {
+  // iptables-save prints none: a colour code, a BEL and a CR around a DNAT target were put there
+  it('does not read that rule (said at its line) and fails nothing from it', async () => {
+    const read = await readSnapshot('snapshots/nginx-svc');
+    const node = read.nodes['vm-12-7-centos']!;
+    const dump = node['iptables-save']!.replace(
+      '--to-destination 10.244.1.7:80\n',
+      '--to-destination \x1b[31m10.244.1.7:80\x1b[0m\x07\r\n',
+    );
+    assert.notEqual(dump, node['iptables-save']);
+    const f = {
+      ...read,
+      nodes: { ...read.nodes, 'vm-12-7-centos': { ...node, 'iptables-save': dump } },
+    };
+    const r = diagnose(f, { namespace: 'default', service: 'nginx-svc' });
+    const found = r.steps.find((s) => s.id === 'rules')!.findings;
+    assert.deepEqual(
+      found.filter((x) => x.status === 'fail' || x.status === 'warn').map((x) => x.title),
+      [],
+    );
+    const unseen = found.find((x) => x.id === 'rules-not-observed' && x.node === 'vm-12-7-centos');
+    assert.ok(
+      unseen?.evidence.some((e) =>
+        /iptables-save\.txt:68: a rule of KUBE-SEP-FNO4E6JYD7EGUHTP not read: it holds a control byte \(\\x1b\)/.test(
+          e.text,
+        ),
+      ),
+      unseen?.evidence.map(evidenceText).join('\n'),
+    );
+  });
+});

@@ -50,8 +50,9 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
 function parseForms(input: Uint8Array | string, options: ParseOptions): Ruleset {
   const bytes = toBytes(input);
   const head = new TextDecoder().decode(bytes.subarray(0, 16384));
-  // grep --color's codes around each match: the text without them
-  if (hasColours(head)) {
+  // grep --color's codes around each match: the text without them, said; a node's recorded dump
+  // is iptables-save's own output, which holds none: its lines with one are not read (dump/)
+  if (options.noun !== 'dump' && hasColours(head)) {
     const rs = parseIptables(stripColours(new TextDecoder().decode(bytes)), options);
     rs.warnings.unshift({ line: null, kind: 'view', message: COLOURS_REMOVED });
     return rs;

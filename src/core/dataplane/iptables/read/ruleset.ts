@@ -55,7 +55,7 @@ export interface DumpCut {
 }
 
 /** Warnings of a line skipped that may have held a rule: what it holds is not known. */
-const NOT_READ: ReadonlySet<WarningKind> = new Set(['prose', 'redacted', 'stray']);
+const NOT_READ: ReadonlySet<WarningKind> = new Set(['prose', 'redacted', 'control', 'stray']);
 
 export class Ruleset {
   readonly tables: Table[] = [];

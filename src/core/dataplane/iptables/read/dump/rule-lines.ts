@@ -168,6 +168,12 @@ export class RuleLines {
       if (note < 0) return this.unreadable(err, specStart, e, last);
       e = note;
     }
+    // iptables-save prints no control byte (a BEL, an escape sequence's ESC): a rule of a node's
+    // recorded dump that reads and holds one was not written by it as it reads (an address
+    // "10.244.1.7:80\x07"): not read (a paste's copying artefacts are undone in paste/)
+    const control =
+      this.state.options.noun === 'dump' ? controlByte(this.state.buf, specStart, e) : -1;
+    if (control >= 0) return this.controlled(specStart, e, control);
     if (last && !this.state.options.listView && /^\S+$/.test(text(this.state.buf, specStart, e))) {
       const [table, chain] = [this.state.lastTable, this.state.lastChain];
       this.cuts.cutShort('a rule cut at its chain name');
@@ -327,6 +333,21 @@ export class RuleLines {
     this.state.fail(err.message);
   }
 
+  /** A rule that holds a control byte iptables-save never prints: not read, and its chain not
+   * claimed whole. */
+  private controlled(spec: number, e: number, byte: number): void {
+    let end = spec;
+    while (end < e && this.state.buf[end] !== SP) end++;
+    const table = this.sections.target();
+    const name = table.nameOf(table.chainIndex.chainAt(spec, end));
+    const shown = `\\x${byte.toString(16).padStart(2, '0')}`;
+    table.partial.set(name, `a rule of it is not read: it holds a control byte (${shown})`);
+    this.state.warn(
+      'control',
+      `a rule of ${name} not read: it holds a control byte (${shown}), which iptables-save never prints, so its chain is not claimed whole`,
+    );
+  }
+
   /** A rule whose address its author hid by hand: not read, and its chain not claimed whole. */
   private redacted(spec: number, e: number, address: string): void {
     let end = spec;
@@ -339,6 +360,15 @@ export class RuleLines {
       `a rule of ${name} not read: its address "${address}" was hidden by hand, so its chain is not claimed whole`,
     );
   }
+}
+
+/** The first control byte (C0 but the tab, or DEL) in buf[s, e), or -1. */
+function controlByte(buf: Uint8Array, s: number, e: number): number {
+  for (let k = s; k < e; k++) {
+    const b = buf[k]!;
+    if ((b < 32 && b !== 9) || b === 127) return b;
+  }
+  return -1;
 }
 
 /** A line's first rule: up to a " -A " outside quotes that starts the next one run on. */

@@ -27,6 +27,7 @@ export type WarningKind =
   | 'joined' // several rules on one line (the line ends lost in copying), each read
   | 'stray' // a rule after a whole dump's last COMMIT, in no table: not read
   | 'redacted' // a rule whose address its author hid (51.254.xxx.xxx): not read, its chain partial
+  | 'control' // a rule holding a control byte iptables-save never prints: not read, its chain partial
   | 'counters' // a rule's counters on a line of their own (iptables-save -c's [0:0], -L -v's)
   | 'truncated' // the dump looks cut short
   | 'unterminated' // the paste's last line, read, has no newline after it: it may be cut short
