@@ -23,7 +23,7 @@ import {
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 import { isPort } from '../cluster/nodes/valid-command.js';
 import { readStop } from '../core/dataplane/iptables/trace/trace-cut.js';
-import { ipvsReadStop } from '../core/dataplane/ipvs/trace-cut.js';
+import { ipvsReadStop } from '../core/dataplane/ipvs/trace/cut.js';
 import { Option } from 'commander';
 
 export interface TraceOptions extends SourceFlags {

@@ -34,7 +34,7 @@ import { median, ms, time } from './measure.js';
 import { nftClusterScript } from './nft-dump.js';
 import { ipvsState, NODE_ADDRESSES, type IpvsState } from './ipvs-dump.js';
 import { expectedIpvs } from '../../src/core/dataplane/ipvs/expected/expected.js';
-import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift.js';
+import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift/drift.js';
 import { parseIpsets } from '../../src/core/dataplane/ipvs/read/ipset.js';
 import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
 

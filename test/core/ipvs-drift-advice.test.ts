@@ -2,7 +2,7 @@
 // 1.19, the EndpointSlices from then on (endpoint-source.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift.js';
+import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift/drift.js';
 import { expectedIpvs } from '../../src/core/dataplane/ipvs/expected/expected.js';
 import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
 import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';

@@ -10,7 +10,7 @@ import { Analysis } from '../../src/core/nodes/analysis.js';
 import { hairpinCheck } from '../../src/core/checks/hairpin.js';
 import { trafficPolicyCheck } from '../../src/core/checks/traffic-policy.js';
 import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
-import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift.js';
+import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift/drift.js';
 import {
   expectedIpvs,
   ipsetSaveLines,

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
-import { traceIpvsPacket } from '../../src/core/dataplane/ipvs/trace.js';
+import { traceIpvsPacket } from '../../src/core/dataplane/ipvs/trace/trace.js';
 import { traceDoc, traceText } from '../../src/output/trace.js';
 import { assertMatchesSchema } from '../support/schema.js';
 

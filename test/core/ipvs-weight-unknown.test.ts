@@ -2,10 +2,10 @@
 // columns): the walk states no share and writes no -w, and drift says neither draining nor not.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift.js';
+import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift/drift.js';
 import { expectedIpvs } from '../../src/core/dataplane/ipvs/expected/expected.js';
 import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
-import { traceIpvsPacket } from '../../src/core/dataplane/ipvs/trace.js';
+import { traceIpvsPacket } from '../../src/core/dataplane/ipvs/trace/trace.js';
 import { traceDoc } from '../../src/output/trace.js';
 import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView } from '../../src/core/kube/objects.js';

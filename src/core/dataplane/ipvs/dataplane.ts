@@ -6,13 +6,13 @@ import { ipvsForwardingNotRead, ipvsNotCompared } from './traits.js';
 import { ipvsExternalServers } from './local-policy.js';
 import { IPVS_HAIRPIN, ipvsHairpin, type IpvsHairpinState } from './hairpin.js';
 import { ipvsClusterIpLines } from './ping.js';
-import { ipvsDrift } from './drift.js';
+import { ipvsDrift } from './drift/drift.js';
 import { expectedIpvs, type IpvsExpectOptions } from './expected/expected.js';
 import type { Ipset } from './read/ipset.js';
 import type { IpsetTested } from './read/by-address.js';
 import type { IpvsTable } from './read/listing.js';
 import { buildIpvsTrees, type IpvsKnown } from './trees.js';
-import { traceIpvsPacket } from './trace.js';
+import { traceIpvsPacket } from './trace/trace.js';
 import type { KubeProxyConfig } from '../../kube/objects.js';
 
 /** IPVS mode's state as the node listed it: virtual servers (of one family), kube-proxy's

@@ -2,10 +2,10 @@
 // servers up to the cut, each with its real servers (ipvsadm prints them under it, ipvsadm-save
 // after its -A line). A virtual server not read may be past the cut; the one the cut is inside
 // may have more real servers past it, so "no real server" is not known there.
-import type { ReadStop } from '../trace/answer.js';
-import type { TraceResult } from '../trace/trace.js';
-import type { IpvsTable } from './read/listing.js';
-import { hostPort } from '../../ipv6.js';
+import type { ReadStop } from '../../trace/answer.js';
+import type { TraceResult } from '../../trace/trace.js';
+import type { IpvsTable } from '../read/listing.js';
+import { hostPort } from '../../../ipv6.js';
 
 /** The cut of `table` (read from `file`), with per outcome what the walk met that the listing
  * holds in part; undefined for a whole listing. */

@@ -5,20 +5,20 @@
 // (forwarding.ts: kube-proxy's Masq rewrites the destination); no real server: the
 // kernel answers ICMP port unreachable. A local address no virtual server takes is the node's
 // own: it answers a ping itself. Masquerading follows kube-proxy's nat rules for the ipsets.
-import { IPVS_SERVICE_FLAG } from '../../nodes/commands.js';
-import type { IpvsRead } from './dataplane.js';
-import { containsAny, hostPort } from '../../ipv6.js';
-import { percent } from '../../model.js';
-import { serverKey } from './read/by-address.js';
+import { IPVS_SERVICE_FLAG } from '../../../nodes/commands.js';
+import type { IpvsRead } from '../dataplane.js';
+import { containsAny, hostPort } from '../../../ipv6.js';
+import { percent } from '../../../model.js';
+import { serverKey } from '../read/by-address.js';
 import type {
   MatchedRule,
   NodeNetwork,
   TraceOutcome,
   TracePacket,
   TraceResult,
-} from '../trace/trace.js';
-import { pickedBy, picksByWeight } from './schedulers.js';
-import { FORWARD_FLAG, sentTo } from './forwarding.js';
+} from '../../trace/trace.js';
+import { pickedBy, picksByWeight } from '../schedulers.js';
+import { FORWARD_FLAG, sentTo } from '../forwarding.js';
 
 export interface IpvsTraceOptions {
   /** kube-proxy's clusterCIDR: traffic from outside it to a Service is masqueraded. */

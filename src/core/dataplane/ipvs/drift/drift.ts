@@ -4,9 +4,9 @@
 // missing, local policy wrong, affinity wrong, a masquerade, firewall or jump rule missing), and
 // IPVS's own: a VIP not on kube-ipvs0, an ipset entry missing, a real server at weight 0 while its
 // endpoint is ready.
-import { IPVS_SERVICE_FLAG } from '../../nodes/commands.js';
-import { kubeProxyPodOn } from '../iptables/drift/context.js';
-import { onNode } from '../../findings/next-command.js';
+import { IPVS_SERVICE_FLAG } from '../../../nodes/commands.js';
+import { kubeProxyPodOn } from '../../iptables/drift/context.js';
+import { onNode } from '../../../findings/next-command.js';
 import {
   lineAt,
   driftFinding,
@@ -15,17 +15,17 @@ import {
   type DriftFinding,
   type NodeDrift,
   type AddFinding as Add,
-} from '../drift.js';
-import type { ExpectedIpvs, ExpectedVirtualServer } from './expected/expected.js';
-import type { Ipset } from './read/ipset.js';
-import type { IpvsRead } from './dataplane.js';
-import { entryKey, serverKey, type IpsetTested } from './read/by-address.js';
-import type { IpvsRealServer, IpvsService, IpvsTable } from './read/listing.js';
-import { stalePorts, stalePortsText } from './drift/stale-ports.js';
-import { ipvsIptablesDrift } from './drift/iptables-rules.js';
-import { notReadByAddress } from './traits.js';
-import type { Ruleset } from '../iptables/read/parse.js';
-import { FORWARD_FLAG } from './forwarding.js';
+} from '../../drift.js';
+import type { ExpectedIpvs, ExpectedVirtualServer } from '../expected/expected.js';
+import type { Ipset } from '../read/ipset.js';
+import type { IpvsRead } from '../dataplane.js';
+import { entryKey, serverKey, type IpsetTested } from '../read/by-address.js';
+import type { IpvsRealServer, IpvsService, IpvsTable } from '../read/listing.js';
+import { stalePorts, stalePortsText } from './stale-ports.js';
+import { ipvsIptablesDrift } from './iptables-rules.js';
+import { notReadByAddress } from '../traits.js';
+import type { Ruleset } from '../../iptables/read/parse.js';
+import { FORWARD_FLAG } from '../forwarding.js';
 
 export interface IpvsDriftInput {
   node: string;
