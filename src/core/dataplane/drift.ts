@@ -140,6 +140,9 @@ export interface NodeDrift {
   servicePorts: number;
   /** Signs of an older kube-proxy, when the dump shows them. */
   writtenBy?: string;
+  /** The release read for the node is newer than any its rules' signs allow ("v1.28", "v1.19"):
+   * they were not written by it. */
+  releaseDisagrees?: { read: string; upTo: string };
   /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules: what
    * was read of it (its own table, its BPF maps alone, or both: the table against the maps), and
    * whether its backends' states were. */

@@ -82,6 +82,7 @@ export const STEP_FINDING_IDS = {
   ],
   rules: [
     'rules-match',
+    'rules-release-disagrees',
     'rules-not-read',
     'rules-not-observed',
     'rules-nodes-not-read',

@@ -212,7 +212,15 @@ describe('rules step, a dual-stack Service on a node that recorded only its ip6t
     assert.ok(
       (r.unobserved ?? []).some((u) => u.includes('IPv4: vm-12-7-centos: rules not observed')),
     );
-    assert.match(found.find((x) => x.id === 'rules-match')!.title, /^IPv4: 1 of 2 nodes/);
+    // nothing passes for it in IPv4
+    assert.ok(
+      !found.some(
+        (x) =>
+          x.status === 'pass' &&
+          x.title.startsWith('IPv4') &&
+          x.evidence.some((e) => e.node === 'vm-12-7-centos'),
+      ),
+    );
   });
 });
 
@@ -245,5 +253,22 @@ describe('rules step, a recorded dump whose rule holds control bytes', () => {
       ),
       unseen?.evidence.map(evidenceText).join('\n'),
     );
+  });
+});
+
+describe('rules step, a kube-proxy release read that its rules contradict', () => {
+  // nginx-svc's rules are v1.15's; its kube-proxy Pods' image says v1.28.4
+  it('says the disagreement once, with both sources; where the rules route is still compared', async () => {
+    const read = await readSnapshot('snapshots/nginx-svc');
+    const objects = JSON.parse(
+      JSON.stringify(read.objects).replaceAll('kube-proxy:v1.15.2', 'kube-proxy:v1.28.4'),
+    );
+    const r = diagnose({ ...read, objects }, { namespace: 'default', service: 'nginx-svc' });
+    const found = r.steps.find((s) => s.id === 'rules')!.findings;
+    assert.deepEqual(ids(found), ['rules-match:pass', 'rules-release-disagrees:warn']);
+    const said = found[1]!.evidence.map(evidenceText).join('\n');
+    assert.match(found[1]!.title, /kube-proxy v1\.28\.4 read, rules spelled as v1\.19 or earlier/);
+    assert.match(said, /from the image \S+kube-proxy:v1\.28\.4/);
+    assert.match(said, /a one-rule KUBE-POSTROUTING \(v1\.19 or earlier\)/);
   });
 });

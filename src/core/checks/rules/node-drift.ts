@@ -1,8 +1,13 @@
 // Step 7 on one node in iptables mode: its drift from what kube-proxy should have written for
 // the Service, the lines of its dump not read, and whether it matches, differs or was compared
 // in part.
-import { unseen } from '../../findings/evidence.js';
-import { DriftInputError, judgedOnNode, type DriftFinding } from '../../dataplane/drift.js';
+import { seen, unseen } from '../../findings/evidence.js';
+import {
+  DriftInputError,
+  judgedOnNode,
+  type DriftFinding,
+  type NodeDrift,
+} from '../../dataplane/drift.js';
 import type { Service } from '../../kube/objects.js';
 import type { Evidence, Finding } from '../../model.js';
 import type { NodeAnalysis } from '../../nodes/node-analysis.js';
@@ -36,11 +41,13 @@ export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode
   const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
   let found: DriftFinding[];
   let source: string;
+  let releaseDisagrees: NodeDrift['releaseDisagrees'];
   try {
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
     const d = na.drift(ctx.scope);
     found = [...d.findings, ...(d.notes ?? []), ...(d.notRead ?? [])];
     source = d.source;
+    releaseDisagrees = d.releaseDisagrees;
   } catch (e) {
     if (!(e instanceof DriftInputError)) throw e;
     // rules not compared are not observed for this Service: the step cannot pass for them
@@ -55,6 +62,9 @@ export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode
       ),
     ];
   }
+  const disagrees = releaseDisagrees
+    ? [on(disagreement(ctx, na, svc, source, releaseDisagrees), true)]
+    : [];
   // lines of the dump skipped may hold any of the Service's rules: said, nothing of them judged
   const blind = (na.dataplane()?.notReadFor(names) ?? []).map((u) => unseen(u, node));
   const skipped = blind.length > 0 ? [on(dumpNotRead(ctx, na, svc, found, blind), true)] : [];
@@ -80,7 +90,34 @@ export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode
       );
       return on(consequence(withCommand(seen, node, down !== undefined), down));
     })
-    .concat(skipped);
+    .concat(disagrees, skipped);
+}
+
+/** The release read for the node and the one its rules are spelled by disagree: said once, with
+ * both sources, as a sign that the running kube-proxy is not what wrote them. */
+function disagreement(
+  ctx: CheckContext,
+  na: NodeAnalysis,
+  svc: Service,
+  source: string,
+  d: NonNullable<NodeDrift['releaseDisagrees']>,
+): Finding {
+  const node = na.name;
+  const version = ctx.analysis.state(node).version;
+  return finding(
+    'rules-release-disagrees',
+    'warn',
+    `kube-proxy ${version?.value.text ?? d.read} read, rules spelled as ${d.upTo} or earlier writes them`,
+    {
+      explanation: `kube-proxy on ${node} is ${version?.value.text ?? d.read} by what was read for it, yet its rules carry signs of a kube-proxy ${d.upTo} or earlier (${source}). A kube-proxy of that release rewrites them on its first sync, so these were written by another: a stale kube-proxy still running there, its rules never rewritten, or a fork that spells them its own way. Where the rules route ${svc.namespace}/${svc.name} is compared by behaviour all the same.`,
+      evidence: [
+        ...(version ? [version.evidence] : []),
+        seen(`${source}: ${na.drift(ctx.scope).writtenBy ?? ''}`, { node, source }),
+      ],
+      next: kdebug(['drift', '--node', valid.name(node)]),
+      node,
+    },
+  );
 }
 
 /** Lines of a node's dump skipped: the comparison rests on the rest, and says so. */
@@ -111,7 +148,14 @@ function dumpNotRead(
 /** Whether a node's findings show its rules differ, were compared only in part (lines not read)
  * or not at all, or match. */
 export function compared(found: OnNode[]): 'drifted' | 'partly' | 'clean' {
-  if (found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn')) return 'drifted';
+  // who wrote the rules is no drift: where they route is compared all the same
+  if (
+    found.some(
+      ({ finding: f }) =>
+        (f.status === 'fail' || f.status === 'warn') && f.id !== 'rules-release-disagrees',
+    )
+  )
+    return 'drifted';
   return found.some(
     ({ finding: f }) => f.id === 'rules-not-checked' || f.id === 'rules-not-observed',
   )

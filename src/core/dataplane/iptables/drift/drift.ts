@@ -9,7 +9,7 @@ import { externalPath, firewall } from './service-port/external.js';
 import { internalPath } from './service-port/service.js';
 import { danglingJumps } from './jumps.js';
 import { nodeLevelChecks, orphanChains } from './node.js';
-import { textDifferences } from './text.js';
+import { textDifferences, writtenByOf } from './text.js';
 import { alikeLines } from './alike.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
@@ -113,7 +113,8 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   nodeLevelChecks(ctx);
   danglingJumps(ctx);
   if (!input.servicePortsOnly) orphanChains(ctx, trees.orphans);
-  const text = input.servicePortsOnly ? {} : textDifferences(ctx, flagged);
+  // a Service's own drift compares no spelling, yet says who wrote the rules
+  const text = input.servicePortsOnly ? writtenByOf(ctx) : textDifferences(ctx, flagged);
   const notRead: DriftFinding[] = [];
   if (!filter)
     notRead.push(
@@ -148,6 +149,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     // their rules follow their endpoints: not read, no Service port was compared
     servicePorts: unread ? 0 : exp.servicePorts.length,
     ...(text.writtenBy ? { writtenBy: text.writtenBy } : {}),
+    ...(text.releaseDisagrees ? { releaseDisagrees: text.releaseDisagrees } : {}),
     findings: sortFindings(findings),
     // a note that a port's packets are dropped here, where a rule lets them on, is not so
     notes: notes.flatMap(([n, key]) => (key && ctx.undropped.has(key) ? [] : [n])),

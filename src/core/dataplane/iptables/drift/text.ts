@@ -32,7 +32,10 @@ const SUFFIXES = [
   ' health check node port',
 ];
 
-export function textDifferences(c: DriftContext, flagged: Set<string>): { writtenBy?: string } {
+export function textDifferences(
+  c: DriftContext,
+  flagged: Set<string>,
+): { writtenBy?: string; releaseDisagrees?: ReleaseDisagrees } {
   const diffs = new Map<string, Diff>();
   const diff = (owner: string) => {
     let d = diffs.get(owner);
@@ -116,8 +119,8 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
     for (const e of t.localEndpoints ?? []) extra(e.chain);
   }
 
-  const writtenBy = fingerprint(c);
-  const other = otherRelease(c, writtenBy);
+  const { writtenBy, releaseDisagrees: disagrees } = writtenByOf(c);
+  const other = disagrees ? { who: 'an older kube-proxy' } : otherRelease(c, writtenBy);
   if (other) foldByBehaviour(c, diffs, flagged, other);
   else
     for (const [owner, d] of diffs) {
@@ -141,7 +144,36 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
           actual: d.actual,
         });
     }
-  return { writtenBy };
+  return {
+    ...(writtenBy ? { writtenBy } : {}),
+    ...(disagrees ? { releaseDisagrees: disagrees } : {}),
+  };
+}
+
+/** Who wrote the dump by its signs, where they show an older kube-proxy; and where the release
+ * read for the node (its /metrics, image or nodeInfo) is newer than any they allow, that the two
+ * disagree: the rules were not written by it (a stale kube-proxy, a fork), said once with both,
+ * the spelling the rules' own (what was observed), never that release's. Cheap: a few chains. */
+export function writtenByOf(c: Pick<DriftContext, 'nat' | 'filter' | 'exp'>): {
+  writtenBy?: string;
+  releaseDisagrees?: ReleaseDisagrees;
+} {
+  const signs = fingerprint(c);
+  if (!signs) return {};
+  const asked = c.exp.requested;
+  if (!asked || asked.minor <= signs.upTo)
+    return { writtenBy: `an older kube-proxy: ${signs.text}` };
+  const releaseDisagrees = { read: `v1.${asked.minor}`, upTo: `v1.${signs.upTo}` };
+  return {
+    writtenBy: `an older kube-proxy than the ${releaseDisagrees.read} read for this node (its rules are not that release's: a kube-proxy that is not the one running, or a fork): ${signs.text}`,
+    releaseDisagrees,
+  };
+}
+
+/** The release read for a node and the newest its rules' signs allow, where the first is newer. */
+export interface ReleaseDisagrees {
+  read: string;
+  upTo: string;
 }
 
 /** Who wrote a dump kdebug does not model: the release the caller named, else an older
@@ -323,7 +355,9 @@ function ruleOwner(table: Table, id: number, { byName, byHash, byVip }: Owners):
 }
 
 /** Signs of an older kube-proxy in the dump, in words ("v1.20 or earlier: ..."). */
-function fingerprint(c: DriftContext): string | undefined {
+function fingerprint(
+  c: Pick<DriftContext, 'nat' | 'filter'>,
+): { text: string; upTo: number } | undefined {
   const signs: string[] = [];
   const nat = c.nat;
   let xlb = false;
@@ -338,5 +372,8 @@ function fingerprint(c: DriftContext): string | undefined {
   if (nat.chain('KUBE-MARK-DROP')) signs.push("kubelet's KUBE-MARK-DROP (v1.27 or earlier)");
   if (c.filter && !c.filter.chain('KUBE-PROXY-FIREWALL'))
     signs.push('no KUBE-PROXY-FIREWALL (v1.24 or earlier)');
-  return signs.length ? `an older kube-proxy: ${signs.join(', ')}` : undefined;
+  if (signs.length === 0) return undefined;
+  // the newest release every sign allows
+  const upTo = Math.min(...signs.map((x) => Number(/\(v1\.(\d+) or earlier\)/.exec(x)![1])));
+  return { text: signs.join(', '), upTo };
 }
