@@ -362,11 +362,14 @@ export class RuleLines {
   }
 }
 
-/** The first control byte (C0 but the tab, or DEL) in buf[s, e), or -1. */
+/** The first control byte (C0 but the tab, or DEL) in buf[s, e) outside a quoted comment (one
+ * there changes nothing the rule matches or does, and is shown escaped), or -1. */
 function controlByte(buf: Uint8Array, s: number, e: number): number {
+  let quoted = false;
   for (let k = s; k < e; k++) {
     const b = buf[k]!;
-    if ((b < 32 && b !== 9) || b === 127) return b;
+    if (b === 34) quoted = !quoted;
+    else if (!quoted && ((b < 32 && b !== 9) || b === 127)) return b;
   }
   return -1;
 }
