@@ -1458,6 +1458,32 @@ describe('input that holds no rule at all', () => {
         /^dump\.txt: this is kube-proxy's log, of its IPVS proxier \(it names KUBE-NODE-PORT and KUBE-LOAD-BALANCER, chains only kube-proxy's IPVS mode makes\)/,
     },
     {
+      what: "kube-proxy's iptables proxier failing on a table the kernel lacks: its log, not IPVS's (no table said a chain)",
+      lines: [
+        klog('server_others.go', 'Using iptables Proxier.'),
+        `E1203 10:00:01.000000       1 proxier.go:1600] "Failed to ensure chain exists" err="error creating chain \\"KUBE-SERVICES\\": exit status 3: iptables v1.8.7 (legacy): can't initialize iptables table \`nat': Table does not exist (do you need to insmod?)" table=nat chain=KUBE-SERVICES`,
+      ],
+      whose:
+        /^dump\.txt: this is kube-proxy's log: it says what kube-proxy did and what failed, not which rules/,
+    },
+    {
+      what: "the IPVS proxier's log naming a missing table: the IPVS chain named, the table not called a chain",
+      lines: [
+        klog('server_others.go', 'Using ipvs Proxier.'),
+        `E1203 10:00:01.000000       1 proxier.go:1600] "Failed to ensure chain exists" err="error creating chain \\"KUBE-NODE-PORT\\": exit status 3: iptables v1.8.7 (legacy): can't initialize iptables table \`filter': Table does not exist (do you need to insmod?)" table=filter chain=KUBE-NODE-PORT`,
+      ],
+      whose:
+        /^dump\.txt: this is kube-proxy's log, of its IPVS proxier \(it names KUBE-NODE-PORT, chains only/,
+    },
+    {
+      what: 'kube-proxy saying it uses its iptables proxier is not IPVS mode, whatever IPVS chains it names (leftovers it cleans up)',
+      lines: [
+        klog('server_others.go', 'Using iptables Proxier.'),
+        klog('iptables.go', 'running iptables: iptables [-w 5 -X KUBE-NODE-PORT -t nat]'),
+      ],
+      whose: /^dump\.txt: this is kube-proxy's log: it says/,
+    },
+    {
       what: 'iptables.go making a chain the kubelet makes too (KUBE-MARK-DROP) names no component',
       lines: [klog('iptables.go', 'running iptables: iptables [-w 5 -N KUBE-MARK-DROP -t nat]')],
       whose:

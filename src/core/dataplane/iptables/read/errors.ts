@@ -47,6 +47,8 @@ export interface NoRulesDetail {
   nftErrors?: NftErrors;
   /** The tables iptables' errors say it could not open (the kernel lacks them). */
   unopened?: string[];
+  /** The IPVS proxier's chains kube-proxy's log names (its mode). */
+  ipvsChains?: string[];
 }
 
 /** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
@@ -73,7 +75,8 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
     return `${file}: this is nft's error for a command typed (Error: ..., the command, carets under the part it refused), not a listing: no rule, set or map of the node is in the paste; nft said on ${nftErrorSaid(d.nftErrors)}${/No such file or directory/.test(d.nftErrors.said) ? ' (ENOENT: the table, chain or set the command names is not on the node; a kube-proxy in nftables mode keeps its table as `ip kube-proxy` and `ip6 kube-proxy`)' : ''}${legacy}`;
   if (foreign && d?.nftErrors)
     return `${file}: ${foreignText(foreign, [])}; nft said on ${nftErrorSaid(d.nftErrors)}${legacy}`;
-  if (foreign) return `${file}: ${foreignText(foreign, d?.unopened ?? [])}${legacy}`;
+  if (foreign)
+    return `${file}: ${foreignText(foreign, d?.unopened ?? [], d?.ipvsChains ?? [])}${legacy}`;
   if (d?.counters !== undefined) {
     const one = d.counters.length === 1;
     return `no iptables rules in ${file}: line${one ? '' : 's'} ${d.counters.join(', ')} hold${one ? 's' : ''} only the packet and byte counters iptables-save -c prints before a rule, and the rule${one ? '' : 's'} they count ${one ? 'is' : 'are'} not in the paste${d.lines > d.counters.length ? `; no other line is a line of iptables-save or iptables -S` : ''}${legacy}`;

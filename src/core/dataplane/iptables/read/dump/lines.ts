@@ -3,7 +3,7 @@
 import { text } from '../lexer.js';
 import { LEGACY_WARNING, classifyLine, missingTable } from '../paste/other-lines/classify.js';
 import { nftCrashed } from '../../../paste/foreign.js';
-import { ipvsChainsIn, isLog, logLine } from '../paste/other-lines/logs.js';
+import { ipvsChainsIn, isLog, logLine, proxierIn } from '../paste/other-lines/logs.js';
 import type { IPFamily } from '../../../../ipv6.js';
 import { RuleLines } from './rule-lines.js';
 import type { Sections } from './sections.js';
@@ -105,19 +105,18 @@ export class Lines {
     if (cls.kind === 'foreign') {
       const t = text(b, s, e);
       // iptables' error for a table the kernel lacks names that table, not all of them
-      const missing = missingTable(t);
+      const missing = /-no-table$/.test(cls.foreign) ? missingTable(t) : undefined;
       if (missing)
         this.state.unopened.set(
           cls.foreign,
           (this.state.unopened.get(cls.foreign) ?? new Set()).add(missing),
         );
-      // kube-proxy's log naming its IPVS proxier's chains: kept with it, as what tells its mode
-      const ipvs = cls.foreign === 'kube-proxy-log' ? ipvsChainsIn(t) : [];
-      for (const c of ipvs)
-        this.state.unopened.set(
-          cls.foreign,
-          (this.state.unopened.get(cls.foreign) ?? new Set()).add(c),
-        );
+      // kube-proxy's log naming its IPVS proxier's chains, or the proxier it says it uses: kept
+      // apart from the tables, as what tells its mode
+      if (cls.foreign === 'kube-proxy-log') {
+        for (const c of ipvsChainsIn(t)) this.state.ipvsChains.add(c);
+        this.state.proxierSaid ??= proxierIn(t);
+      }
       this.entry = isLog(cls.foreign)
         ? { header: t, lines: [this.state.lineNo], open: OPENS.test(t) }
         : undefined;

@@ -5,7 +5,7 @@ import { text } from '../lexer.js';
 import { NoRulesError } from '../errors.js';
 import { Ruleset, type DumpFormat } from '../ruleset.js';
 import { excerpt } from '../../../../sanitize.js';
-import { mainForeign, mergeLogs, proxyModes, summarise, unopenedBy } from './summary.js';
+import { ipvsNamed, mainForeign, mergeLogs, proxyModes, summarise, unopenedBy } from './summary.js';
 import { CR, NL, ParserState, SP, TAB } from './parser-state.js';
 import { Cuts } from './cuts.js';
 import { Families } from './families.js';
@@ -107,6 +107,9 @@ export class DumpParser {
       throw new NoRulesError(state.options.file ?? '<input>', main, {
         lines: state.nonBlank,
         ...(main && state.unopened.has(main) ? { unopened: unopenedBy(state, main) } : {}),
+        ...(main && ipvsNamed(state, main).length > 0
+          ? { ipvsChains: ipvsNamed(state, main) }
+          : {}),
         ...(state.legacyWarning !== undefined ? { legacyWarning: state.legacyWarning } : {}),
         ...(state.countersLines.length > 0 ? { counters: state.countersLines } : {}),
         ...(state.options.source ? { source: state.options.source } : {}),

@@ -54,7 +54,7 @@ export function summarise(state: ParserState): void {
       'foreign',
       kind === 'iptables-list' && ruled
         ? `${at}: a row of \`iptables -L\` (its target, prot, opt, source and destination columns) among rules as iptables-save and -S print them: not read, the rules around it are`
-        : `${at} not read: ${foreignText(kind, unopenedBy(state, kind))}`,
+        : `${at} not read: ${foreignText(kind, unopenedBy(state, kind), ipvsNamed(state, kind))}`,
       lines[0]!,
       lines,
     );
@@ -64,6 +64,14 @@ export function summarise(state: ParserState): void {
 /** The tables the lines of `kind` (iptables failing to open one) name, in the order named. */
 export function unopenedBy(state: ParserState, kind: ForeignKind): string[] {
   return [...(state.unopened.get(kind) ?? [])];
+}
+
+/** The IPVS proxier's chains kube-proxy's log (the lines of `kind`) names: none where it says
+ * it uses another proxier (its iptables proxier removes IPVS leftovers by name). */
+export function ipvsNamed(state: ParserState, kind: ForeignKind): string[] {
+  if (kind !== 'kube-proxy-log') return [];
+  if (state.proxierSaid !== undefined && state.proxierSaid !== 'ipvs') return [];
+  return [...state.ipvsChains];
 }
 
 /** A component's log lines whose file or words name no component (shared_informer.go,

@@ -76,12 +76,17 @@ export const FOREIGN: Record<ForeignKind, string> = {
 };
 
 /** What the lines of another tool's kind are; iptables' failure to open a table said of the
- * tables its lines name (missingTable), kube-proxy's log of the IPVS chains its lines name. */
-export function foreignText(kind: ForeignKind, tables: readonly string[]): string {
+ * tables its lines name (missingTable), kube-proxy's log of the IPVS chains its lines name
+ * (`ipvsChains`, none where it says it runs another proxier). */
+export function foreignText(
+  kind: ForeignKind,
+  tables: readonly string[],
+  ipvsChains: readonly string[] = [],
+): string {
   if (kind === 'iptables-no-table') return noTable('iptables', tables);
   if (kind === 'ip6tables-no-table') return noTable('ip6tables', tables);
   // kube-proxy's log: the IPVS proxier's chains its lines name
-  if (kind === 'kube-proxy-log' && tables.length > 0) return ipvsProxierLog(tables);
+  if (kind === 'kube-proxy-log' && ipvsChains.length > 0) return ipvsProxierLog(ipvsChains);
   return FOREIGN[kind];
 }
 

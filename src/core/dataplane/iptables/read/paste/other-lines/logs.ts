@@ -80,6 +80,11 @@ export const ipvsChainsIn = (message: string): string[] => [
   ),
 ];
 
+/** The proxier kube-proxy's log line says it uses ("Using iptables Proxier.", server_*.go),
+ * lowercased: iptables, ipvs, nftables, userspace, kernelspace. */
+export const proxierIn = (message: string): string | undefined =>
+  /\bUsing (\w+) Proxier\b/i.exec(message)?.[1]?.toLowerCase();
+
 /** kube-proxy's log where its lines name chains of its IPVS proxier: which mode it runs in. */
 export const ipvsProxierLog = (chains: readonly string[]): string =>
   `this is kube-proxy's log, of its IPVS proxier (it names ${chains.join(' and ')}, chains only kube-proxy's IPVS mode makes): it says what kube-proxy did and what failed, not which virtual servers and rules the node holds: run \`ipvsadm -Ln\` (and \`iptables-save\`) on the node and give kdebug that`;
