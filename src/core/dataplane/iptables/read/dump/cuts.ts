@@ -133,6 +133,7 @@ export class Cuts {
           ? `the ${this.noun} is cut inside it: more of its rules may lie past the cut`
           : 'the paste ends inside it and declares no chain: more of its rules may follow',
       );
+    this.markDiff(t);
     this.markFiltered(t);
     this.markListRows(t);
     this.markListedRules(t);
@@ -141,6 +142,25 @@ export class Cuts {
     for (const name of [...t.partial.keys()]) {
       const c = t.indexOf(name);
       if (!t.cutAbove.has(name) && c !== this.cutIn && takesTheRest(t, c)) t.partial.delete(name);
+    }
+  }
+
+  /** A diff's hunk (a review comment's ```diff) shows the lines around a change, as a grep
+   * window does: the chains it holds rules of may have more above and below it. Only a table
+   * read from its *table line to its COMMIT is whole there. */
+  private markDiff(t: Table): void {
+    if (this.state.diffAdded.length === 0) return;
+    if (t.committed && !this.state.startsInside.has(t)) return;
+    const added = new Set(this.state.diffAdded);
+    for (let c = 0; c < t.chainCount; c++) {
+      if (!t.ruleIdsOf(c).some((id) => added.has(t.line(id)))) continue;
+      const name = t.nameOf(c);
+      if (!t.partial.has(name))
+        t.partial.set(
+          name,
+          "a diff's hunk shows only the lines around its change: more of its rules may lie above and below it",
+        );
+      t.cutAbove.add(name);
     }
   }
 
