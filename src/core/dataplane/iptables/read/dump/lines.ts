@@ -15,6 +15,9 @@ import type { Families } from './families.js';
 /** A dump line a unified diff removes: "-" before it. */
 const DIFF_REMOVED = /^-(?:-[ANP] |:[\w-]+ |\*[a-z]+$|COMMIT$)/;
 
+/** A Go field or variable whose raw string opens with a *table line: up to the "*", its table. */
+const GO_RAW_TABLE = /^\+?\s*[\w.]+\s*(?::|:?=)\s*`\*(?=(filter|nat|mangle|raw|security)\s*$)/;
+
 export class Lines {
   private readonly ruleLines: RuleLines;
   private readonly commands: TypedCommands;
@@ -82,6 +85,14 @@ export class Lines {
     // "-A" alone on the last line: a rule cut before its chain's name, said where rules are read
     if (last && c === 45 /* - */ && e - s === 2 && b[s + 1] === 65)
       return this.ruleLines.rule(s, s, e, last);
+    // a Go test's raw string opening an iptables-restore input at the end of its line
+    // ("expectedIPTablesWithSlice: `*filter", "expected := `*nat"): that table starts there
+    const raw = GO_RAW_TABLE.exec(text(b, s, e));
+    if (raw) {
+      this.sections.startTable(s + raw[0].length - 1, s + raw[0].length + raw[1]!.length, last);
+      this.state.rawTable = this.state.current;
+      return;
+    }
     const cls = classifyLine(text(b, s, e));
     // the shell's "Segmentation fault" for the nft typed above: its crash, not prose
     if (cls.kind === 'prose' && nftCrashed(text(b, s, e), typedAbove))
@@ -127,6 +138,9 @@ export class Lines {
     if (cls.kind === 'elided' && e - s === 2 && b[s] === 45)
       this.state.grep.separator(this.state.lineNo);
     if (cls.kind === 'fence') this.state.grep.typed(undefined, this.state.lineNo);
+    // the block quoting a Go raw string's table ends it there, without its COMMIT (not quoted)
+    if (cls.kind === 'fence' && this.state.current && this.state.current === this.state.rawTable)
+      this.state.current = undefined;
     // a "..." that ends the paste inside a table is why it has no COMMIT: said with it, once
     if (cls.kind === 'elided' && last && this.state.current) {
       this.state.endsElided = {

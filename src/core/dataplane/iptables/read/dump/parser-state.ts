@@ -55,7 +55,8 @@ export class ParserState {
   lastForeign: ForeignKind | undefined; // lines inside another tool's listing
   readonly unopened = new Map<ForeignKind, Set<string>>(); // tables iptables failed to open
   readonly ipvsChains = new Set<string>(); // chains only the IPVS proxier makes, kube-proxy's log names
-  proxierSaid: string | undefined; // the proxier kube-proxy's log says it uses ("Using X Proxier")
+  proxierSaid: string | undefined;
+  rawTable: Table | undefined; // the table a Go raw string opened ("field: `*filter") // the proxier kube-proxy's log says it uses ("Using X Proxier")
   readonly saveForm = new Set<Table>(); // tables read from iptables-save lines (":CHAIN")
   cutTable: Table | undefined; // the table whose last line ends mid-rule
   endsElided: { table: Table; line: number; text: string } | undefined; // "..." at the end

@@ -43,6 +43,9 @@ export class Sections {
 
   startTable(s: number, e: number, last: boolean): void {
     const name = text(this.state.buf, s + 1, e);
+    // "*** NOTE:", "**author**:": prose with a star, not a table line, inside a table or not
+    if (!(TABLES as readonly string[]).includes(name) && !/^[a-z]+$/.test(name))
+      return this.state.skip('prose');
     if (this.state.current)
       this.state.fail(`*${name} starts before table ${this.state.current.name} has its COMMIT`);
     if (!(TABLES as readonly string[]).includes(name)) {
