@@ -1,7 +1,8 @@
 // Each line of a dump read by its first bytes (a rule, a chain's declaration, *table, COMMIT, a
 // comment) or, where it is no dump line, by what paste/other-lines/classify.ts says it is.
 import { text } from '../lexer.js';
-import { LEGACY_WARNING, classifyLine, missingTable } from '../paste/other-lines/classify.js';
+import { LEGACY_WARNING, classifyLine } from '../paste/other-lines/classify.js';
+import { missingTable } from '../paste/other-lines/foreign-kinds.js';
 import { nftCrashed } from '../../../paste/foreign.js';
 import { ipvsChainsIn, isLog, logLine, proxierIn } from '../paste/other-lines/logs.js';
 import type { IPFamily } from '../../../../ipv6.js';

@@ -2,7 +2,8 @@
 // lines, lines, summary, parser): where the line pass is, the tables read so far, what the paste
 // held besides them; and what every collaborator does with a line (warn, skip, fail).
 import { RuleLexer, text } from '../lexer.js';
-import { SKIPPED_AS, type ForeignKind, type WarningKind } from '../paste/other-lines/classify.js';
+import { SKIPPED_AS, type WarningKind } from '../paste/other-lines/classify.js';
+import type { ForeignKind } from '../paste/other-lines/foreign-kinds.js';
 import { IptablesParseError } from '../errors.js';
 import type { ParseOptions, ParseWarning } from '../ruleset.js';
 import type { Table } from '../table.js';

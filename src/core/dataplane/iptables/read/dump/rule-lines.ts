@@ -3,7 +3,7 @@
 // it; a rule pasted twice read once (./repeats.ts), a rule whose address was hidden by hand not
 // read, an author's note after a rule skipped.
 import { LineSyntaxError, text } from '../lexer.js';
-import { gluedOutput, gluedPrompt } from '../paste/other-lines/classify.js';
+import { gluedOutput, gluedPrompt } from '../paste/other-lines/prompts.js';
 import { cutDnatPort, cutTargetOption } from '../paste/mangled/cut-option.js';
 import { excerpt } from '../../../../sanitize.js';
 import { CUT_FIXED_TARGET, CUT_NAME, cutFixedName, type Cuts } from './cuts.js';

@@ -1,6 +1,6 @@
 // What the paste held besides the dump, said once at the end of the pass: lines read in bulk
 // (prefixes, repeats, other tools' listings), one log merged, other kube-proxy modes.
-import { foreignText, type ForeignKind } from '../paste/other-lines/classify.js';
+import { foreignText, type ForeignKind } from '../paste/other-lines/foreign-kinds.js';
 import { isLog } from '../paste/other-lines/logs.js';
 import type { ParserState } from './parser-state.js';
 

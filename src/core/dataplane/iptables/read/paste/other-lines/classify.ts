@@ -7,10 +7,6 @@ import { FOREIGN_LINES } from './foreign-lines.js';
 import { logLine } from './logs.js';
 import { COMMANDS, LISTING, PROMPT } from './prompts.js';
 
-// read/dump/ takes these from here
-export { foreignText, missingTable, type ForeignKind } from './foreign-kinds.js';
-export { gluedOutput, gluedPrompt } from './prompts.js';
-
 /** Why a line was skipped or doubted (JSON `warnings[].kind`). */
 export type WarningKind =
   | 'blank'
