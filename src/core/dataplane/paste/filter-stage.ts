@@ -25,9 +25,24 @@ export function stageKeeps(stage: string): string {
   return `what \`${tool}\` prints of its input`;
 }
 
-/** grep's (rg's ...) options that change which lines, or what of them, it prints. */
+/** grep's (rg's ...) options that change which lines, or what of them, it prints: read up to
+ * `--`; -e and -f (and -A, -B, -C, -m, -d, -D) take the next word, or the rest of their cluster. */
 function matcherKeeps(args: string[]): string {
-  const flags = args.filter((a) => a.startsWith('-'));
+  const flags: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') break;
+    if (!a.startsWith('-') || a === '-') continue;
+    if (a.startsWith('--')) {
+      flags.push(a.replace(/=.*$/, ''));
+      if (/^--(?:regexp|file|after-context|before-context|context|max-count)$/.test(a)) i++;
+      continue;
+    }
+    // a short cluster: letters up to the first that takes an argument
+    const at = a.slice(1).search(/[efABCmdD]/);
+    flags.push(at < 0 ? a : a.slice(0, at + 1));
+    if (at >= 0 && at === a.length - 2) i++; // its argument is the next word
+  }
   const has = (short: string, long: string) =>
     flags.some((f) => (!f.startsWith('--') && f.slice(1).includes(short)) || f === long);
   if (has('c', '--count')) return 'a count of the lines matching its pattern';
@@ -74,10 +89,24 @@ function sedKeeps(stage: string, args: string[]): string {
   return 'its lines as its script edits them (some may be dropped or changed)';
 }
 
-/** tail: the last N lines (10 by default), or everything from line N (`-n +N`). */
+/** tail: the last N lines (10 by default) or bytes (-c), or everything from line (byte) N
+ * (`-n +N`, `-c +N`); read up to `--`. */
 function tailKeeps(args: string[]): string {
-  const n = args.join(' ').match(/(?:^|\s)-(?:n\s*|-lines[= ]?)?(\+?\d+)\b/)?.[1] ?? '10';
+  let n = '10';
+  let unit = 'line';
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') break;
+    const m = /^-(?:([nc])(\+?\d+)?|(\d+))$/.exec(a) ?? /^--(lines|bytes)(?:=(\+?\d+))?$/.exec(a);
+    if (!m) continue;
+    const bytes = m[1] === 'c' || m[1] === 'bytes';
+    if (m[3] !== undefined) [n, unit] = [m[3], 'line'];
+    else {
+      const v = m[2] ?? args[++i];
+      if (v !== undefined && /^\+?\d+$/.test(v)) [n, unit] = [v, bytes ? 'byte' : 'line'];
+    }
+  }
   return n.startsWith('+')
-    ? `its input from line ${n.slice(1)}`
-    : `the last ${n} lines of its input`;
+    ? `its input from ${unit} ${n.slice(1)}`
+    : `the last ${n} ${unit}s of its input`;
 }
