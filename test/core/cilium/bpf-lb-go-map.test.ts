@@ -64,4 +64,20 @@ describe("cilium-cli's message of the BPF LB map (Go's %+v)", () => {
     assert.match(t.cut![0]!.reason, /ends inside .*entries of \[fd00::10\]:53\/UDP/);
     assert.equal(t.cut![0]!.line, 2);
   });
+
+  it('reads a port as printed where the key is "/ANY" (cut at its slot, not the 2021 printer)', () => {
+    // 1.17+ prints a protocol-ANY Service "ADDR:PORT/ANY (slot)": cilium-cli cuts the slot
+    // off, and the key is left as the 2021 printer's network-order form looked; its port is
+    // converted all the same (the local-redirect-policy test came years after that printer)
+    const any =
+      'frontend [169.254.169.255:80] not found in BPF LB map [map[' +
+      '10.96.0.10:53/ANY:[10.244.1.5:53/ANY (7) (1) 0.0.0.0:0 (7) (0) [ClusterIP, non-routable] ] ' +
+      '10.96.0.1:443/ANY:[0.0.0.0:0 (1) (0) [ClusterIP, non-routable]  172.18.0.2:6443/ANY (1) (1)]]]\n';
+    const t = parseCilium(any, 'p.txt');
+    assert.deepEqual(
+      t.frontends.map((f) => `${f.ip}:${f.port}`),
+      ['10.96.0.10:53', '10.96.0.1:443'],
+    );
+    assert.equal(t.portsSwapped, undefined);
+  });
 });

@@ -90,8 +90,11 @@ const swapped = (port: number) => ((port & 0xff) << 8) | (port >> 8);
  * serviceKey wrote "ADDR:PORT/PROTO" with the port as the BPF map stores it, in network byte order
  * (`bpf lb list` calls String on the key before ToHost), and its protocol even where it is ANY;
  * the release after converts the port and leaves ANY out, and 1.17+ print the slot after the key.
- * So "/ANY" without a slot after it is that printer's: its port is byte-swapped (80 as 20480). */
-const networkOrder = (service: string, slotted: boolean) => !slotted && /:\d+\/ANY$/.test(service);
+ * So "/ANY" without a slot after it is that printer's: its port is byte-swapped (80 as 20480).
+ * `converted` where the form the key came in says otherwise (its slot printed after it; a form
+ * that cut the slot off, made after that printer). */
+const networkOrder = (service: string, converted: boolean) =>
+  !converted && /:\d+\/ANY$/.test(service);
 
 // a big listing's rows each test these: made once, not on each row
 /** A backend entry's columns after its address: its rev-NAT ID and slot, nothing else. */
@@ -107,9 +110,11 @@ const LEFT_OPEN = /\([^)]*$|\[[^\]]*$/;
 const ROW = /^(\S+)(\s+\(\d+\))?\s+(\S+)(.*)$/;
 
 /** The Services of `bpf lb list` as its rows are read, table or JSON: `row` takes a row's
- * Service column (its address, `slotted` where its slot is printed after it) and its entry, as its
- * first word and the rest ("ADDR", " (revnat) (slot) [flags]"; or "backend", " N not found"), and
- * gives the frontend it is of, undefined where the two are no such row. */
+ * Service column (its address) and its entry, as its first word and the rest ("ADDR",
+ * " (revnat) (slot) [flags]"; or "backend", " N not found"), and gives the frontend it is of,
+ * undefined where the two are no such row. `converted`, asked of every caller: whether the key's
+ * form proves its port converted to host order (its slot printed after it, or a form newer than
+ * the 2021 printer); where not, an "ADDR:PORT/ANY" key's port is read byte-swapped back. */
 export function bpfRows(source: string) {
   const byKey = new Map<string, CiliumFrontend>();
   const swaps: NonNullable<CiliumTable['portsSwapped']> = [];
@@ -123,13 +128,13 @@ export function bpfRows(source: string) {
     first: string,
     rest: string,
     at: number,
-    slotted = false,
+    converted: boolean,
   ): CiliumFrontend | undefined => {
     let fe = last?.service === service ? last.fe : byToken.get(service);
     if (!fe) {
       const a = parseAddress(service);
       if (!a || (first !== 'backend' && parseAddress(first) === undefined)) return undefined;
-      if (networkOrder(service, slotted) && a.port !== swapped(a.port)) {
+      if (networkOrder(service, converted) && a.port !== swapped(a.port)) {
         swaps.push({ line: at, printed: a.port, port: swapped(a.port) });
         a.port = swapped(a.port);
       }
