@@ -60,4 +60,22 @@ describe('IPVS: typed ipvsadm commands take ipvsadm defaults', () => {
     assert.equal(t.cut, 2);
     assert.deepEqual(t.services[0]!.realServers, []);
   });
+
+  it('an edit of a real server the virtual server lacks adds none: ipvsadm says "No such destination"', () => {
+    // -e without -m sends -g with the service's port (198.51.100.1:80): the kernel finds no such
+    // destination (ENOENT), and the Masq real server on 8080 is left as it was
+    const text = `${VS}# ipvsadm -a -t 192.0.2.80:80 -r 198.51.100.1:8080 -m -w 1\n# ipvsadm -e -t 192.0.2.80:80 -r 198.51.100.1:8080 -w 0\n`;
+    assert.deepEqual(rows(text), ['198.51.100.1:8080 Masq 1']);
+    assert.deepEqual(parseIpvs(text).noSuchDestination, [
+      { line: 3, op: 'e', server: '198.51.100.1:80' },
+    ]);
+  });
+
+  it('a delete of a real server the virtual server lacks changes nothing, and is said', () => {
+    const text = `${VS}# ipvsadm -a -t 192.0.2.80:80 -r 198.51.100.1:8080 -m\n# ipvsadm -d -t 192.0.2.80:80 -r 198.51.100.2:8080\n`;
+    assert.deepEqual(rows(text), ['198.51.100.1:8080 Masq 1']);
+    assert.deepEqual(parseIpvs(text).noSuchDestination, [
+      { line: 3, op: 'd', server: '198.51.100.2:8080' },
+    ]);
+  });
 });

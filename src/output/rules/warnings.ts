@@ -212,6 +212,11 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.typed,
       `line${d.typed.length === 1 ? '' : 's'} ${lineRange(d.typed)}: ipvsadm command${d.typed.length === 1 ? '' : 's'} typed, read as the virtual and real servers ${d.typed.length === 1 ? 'it adds' : 'they add (edits and deletes applied in order)'}: what was typed, not read back from the node (\`ipvsadm -Ln\` shows what it holds)`,
     );
+  for (const n of d.noSuchDestination ?? [])
+    sayAt(
+      [n.line],
+      `line ${n.line}: ipvsadm -${n.op} names the real server ${n.server}${n.op === 'e' ? " (as ipvsadm sends it: forwarding by -g, ipvsadm's default, or -i, it takes the virtual server's port)" : ''}, which its virtual server does not have: the kernel answers ENOENT and ipvsadm says "No such destination"; nothing changed (${n.op === 'e' ? 'an edit never adds a real server' : 'its real servers as before'})`,
+    );
   for (const u of d.unknownOptions ?? [])
     sayAt(
       [u.line],

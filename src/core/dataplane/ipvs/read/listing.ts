@@ -124,6 +124,10 @@ export interface IpvsTable {
   noAddress?: number[];
   /** The lines a markdown reply quotes ("> " before each), read without the marks. */
   quote?: Quote;
+  /** Edits (-e) and deletes (-d) of a real server the virtual server does not have (the address
+   * and port ipvsadm sends, -e's rewritten to the service's port where it forwards by -g or -i):
+   * the kernel answers ENOENT and ipvsadm says "No such destination"; nothing was changed. */
+  noSuchDestination?: { line: number; op: 'e' | 'd'; server: string }[];
   /** ipvsadm-save lines with options kdebug does not know, skipped (the rest of each read). */
   unknownOptions?: { line: number; options: string[] }[];
   /** DPVS's ipvsadm (iQIYI's DPDK load balancer), known by what only it prints: the lines of its
@@ -304,6 +308,7 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
     ...(kubectl.length > 0 ? { kubectlLines: kubectl } : {}),
     ...(r.typed.length > 0 ? { typed: r.typed } : {}),
     ...(r.unknownOptions.length > 0 ? { unknownOptions: r.unknownOptions } : {}),
+    ...(r.noSuchDestination.length > 0 ? { noSuchDestination: r.noSuchDestination } : {}),
     ...(r.cut ? { cut: r.cut, cutInside: lineKind(r.lines[r.cut - 1] ?? '') } : {}),
     ...(r.cut && r.cutRow ? { cutRow: r.cutRow } : {}),
     ...(r.end.unterminated && !r.end.recorded && r.cut !== r.last && !r.skipped.includes(r.last)

@@ -108,9 +108,12 @@ function editRealServer(
     owner.partial ??= `its real server at line ${no} lacks ${lacks}, which ipvsadm-save prints on every one: not read`;
     return;
   }
+  // the kernel finds the real server an edit or delete names by its address and port, or answers
+  // ENOENT ("No such destination", ipvsadm says): neither ever adds one
   if (command.op === 'd') {
     const at = owner.realServers.findIndex((s) => s.address === command.server);
     if (at >= 0) owner.realServers.splice(at, 1);
+    else r.noSuchDestination.push({ line: no, op: 'd', server: command.server! });
     return;
   }
   // read as ipvsadm applies it: a typed command's defaults are ipvsadm's, not kube-proxy's
@@ -118,6 +121,10 @@ function editRealServer(
   const at = owner.realServers.findIndex((s) => s.address === server);
   if (command.op === 'a' && at >= 0) {
     r.duplicates.push(no);
+    return;
+  }
+  if (command.op === 'e' && at < 0) {
+    r.noSuchDestination.push({ line: no, op: 'e', server });
     return;
   }
   const rs: IpvsRealServer = { address: server, forward, weight, line: no };

@@ -27,6 +27,7 @@ export interface ListingRead {
   iptablesLines: number[];
   typed: number[];
   unknownOptions: NonNullable<IpvsTable['unknownOptions']>;
+  noSuchDestination: NonNullable<IpvsTable['noSuchDestination']>;
   sharedNames: Set<number>;
   cutNames: number[];
   noAddress: number[];
@@ -92,6 +93,7 @@ export function startRead(
     iptablesLines: [],
     typed: [],
     unknownOptions: [],
+    noSuchDestination: [],
     sharedNames: new Set(),
     cutNames: [],
     noAddress: [],
