@@ -85,6 +85,50 @@ describe('two bpf lb list runs with a Service deleted between them', () => {
   });
 });
 
+describe('a run piped through head is not whole', () => {
+  const full = [
+    'ID   Frontend          Service Type   Backend',
+    '1    10.96.0.1:443     ClusterIP      1 => 172.18.0.2:6443 (active)',
+    '2    10.96.0.10:53     ClusterIP      1 => 10.244.0.3:53 (active)',
+  ];
+  const headed = [
+    'ID   Frontend          Service Type   Backend',
+    '2    10.96.0.10:53     ClusterIP      1 => 10.244.0.3:53 (active)',
+  ];
+
+  it('before a whole run: what only the later lists is not said added', () => {
+    const text = rulesText(
+      ...(() => {
+        const got = read(
+          [
+            'root@node:/home/cilium# cilium service list | head -2',
+            ...headed,
+            'root@node:/home/cilium# cilium service list',
+            ...full,
+          ].join('\n'),
+        );
+        return [got.dump, got.trees] as const;
+      })(),
+      { label: 'p' },
+    );
+    assert.doesNotMatch(text, /added/);
+    assert.match(text, /so not known to be new: 10\.96\.0\.1:443/);
+  });
+
+  it('after a whole run: what it lacks is kept, not said deleted', () => {
+    const got = read(
+      [
+        'root@node:/home/cilium# cilium service list',
+        ...full,
+        'root@node:/home/cilium# cilium service list | head -2',
+        ...headed,
+      ].join('\n'),
+    );
+    assert.equal(got.trees.services.length, 2);
+    assert.doesNotMatch(rulesText(got.dump, got.trees, { label: 'p' }), /deleted/);
+  });
+});
+
 describe('a Cilium listing run again', () => {
   // cilium#18814's description up to its second run: a backend quarantined between the two
   const two = [

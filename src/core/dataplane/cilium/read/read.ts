@@ -71,6 +71,12 @@ function parseListings(text: string, source: string, lines: string[]): CiliumTab
     return before;
   };
   const target = targetIn(1, table.frontends[0]?.line, undefined);
+  // the list command typed at a line (`cilium service list | head -2`), where one is there
+  const typedAt = (no: number) =>
+    LIST_COMMAND.test(lines[no - 1] ?? '') ? lines[no - 1] : undefined;
+  // the command of the run the next one is compared with: its pipe (a grep, a head) makes it not
+  // whole, as the later run's does
+  let ran = typedAt(listedAt(lines, 1, table.frontends[0]?.line));
   while (table.unreadFrom !== undefined) {
     const at = table.unreadFrom;
     // another listing follows under its own command (a paste of two): read it too, at its lines
@@ -101,7 +107,10 @@ function parseListings(text: string, source: string, lines: string[]): CiliumTab
       };
       continue;
     }
-    table = joined(first, next, command, command !== at ? lines[command - 1] : undefined);
+    const typed = typedAt(command);
+    table = joined(first, next, command, typed, ran);
+    // a listing of another form read with it: a pipe of its command leaves the table not whole
+    if (next.form === first.form || typed?.includes('|')) ran = typed;
   }
   return table;
 }
@@ -155,17 +164,18 @@ function listedAt(lines: string[], from: number, row: number | undefined): numbe
 
 /** Two listings of one agent in one paste: each frontend once, what the second adds (its type,
  * backends the first does not list) filled in; the same listing printed again (a command run
- * again, by `command` at line `at`) is the later state (runs.ts). */
+ * again, by `command` at line `at`, after the run `before` typed) is the later state (runs.ts). */
 function joined(
   a: CiliumTable,
   b: CiliumTable,
   at: number,
   command: string | undefined,
+  before: string | undefined,
 ): CiliumTable {
   const again = a.form === b.form;
   const cut = [...(a.cut ?? []), ...(b.cut ?? [])];
-  // the run before is as whole as what it printed shows (its own command is not kept)
-  const run = again ? laterRun(a.frontends, b, at, command, whole(a, undefined)) : undefined;
+  // the run before is as whole as what it printed shows and its command (not piped) lets it be
+  const run = again ? laterRun(a.frontends, b, at, command, whole(a, before)) : undefined;
   const { frontends, bare } = run
     ? { frontends: run.frontends, bare: undefined }
     : filledIn(a.frontends, b.frontends);
