@@ -49,6 +49,10 @@ export interface EntryPoint {
    * internalTrafficPolicy Local): traffic from inside the cluster uses it, from outside the other,
    * each with its own backends. */
   scope?: 'internal';
+  /** A node port entry on the node's loopback (127.0.0.0/8, ::1): kube-proxy's localhost node
+   * port rule (-d 127.0.0.0/8 under --iptables-localhost-nodeports), or IPVS's virtual server on
+   * 127.0.0.1 where nodePortAddresses holds it. */
+  localhost?: true;
   /** What it is where the kind's word would misname it or its listing cannot tell: Cilium's host
    * ports and local redirects, an IPVS firewall mark, an IPVS Service IP of unknown kind. */
   label?: string;
@@ -123,8 +127,18 @@ export interface MasqueradeRule {
   chain: string;
   /** What traffic it marks: "! -s 10.244.0.0/16", "all", "--src-type LOCAL" ... */
   condition: string;
+  /** What kube-proxy marks with it, where its condition is one of its own cases: its localhost
+   * node port clients (-s 127.0.0.0/8 in KUBE-NODEPORTS, before 1.24; their replies must come
+   * back through loopback), and its node-local traffic (--src-type LOCAL: sent from one of the
+   * node's own addresses). */
+  why?: 'localhost-clients' | 'node-local';
   line: number;
 }
+
+/** The node's loopback addresses (127.0.0.0/8, ::1), with or without a prefix. */
+const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+(?:\/(?:[89]|[12]\d|3[0-2]))?|::1(?:\/128)?)$/;
+export const onLoopback = (address: string | undefined) =>
+  address !== undefined && LOOPBACK.test(address);
 
 /** A filter (or old nat) rule that rejects or drops the Service port's traffic. */
 export interface Verdict {

@@ -4,6 +4,7 @@ import { portNameText, percent } from '../../core/model.js';
 import {
   ENTRY_KIND_TEXT,
   type EntryPoint,
+  type MasqueradeRule,
   type ServiceTree,
   type TreeEndpoint,
 } from '../../core/dataplane/trees.js';
@@ -29,7 +30,7 @@ function entryText(e: EntryPoint): string {
   const on = e.kind === 'node-port' && e.address !== undefined;
   const where =
     e.kind === 'node-port'
-      ? `${kind} ${port}${on ? `${protocol} on ${nodePortAddress(e.address!)}` : ''}`
+      ? `${kind} ${port}${on ? `${protocol} on ${nodePortAddress(e)}` : ''}`
       : `${kind} ${hostPort(e.address ?? '', port)}`;
   if (e.proxyPort !== undefined)
     return `${where}${on ? '' : protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
@@ -38,27 +39,22 @@ function entryText(e: EntryPoint): string {
   return `${where}${proto}${unshown}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
 }
 
-/** The node's loopback addresses (127.0.0.0/8, ::1). */
-const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+(?:\/(?:[89]|[12]\d|3[0-2]))?|::1(?:\/128)?)$/;
+/** The address a node port entry takes, and where it is the node's loopback, what kube-proxy
+ * means by it (EntryPoint.localhost). */
+const nodePortAddress = (e: EntryPoint) =>
+  e.localhost
+    ? `${e.address!} (localhost: the node port reached on the node's loopback addresses)`
+    : e.address!;
 
-/** The address a node port entry takes: where it is the node's loopback, what kube-proxy means
- * by it (its localhost node port rule, -d 127.0.0.0/8 under --iptables-localhost-nodeports; IPVS's
- * virtual server on 127.0.0.1 where nodePortAddresses holds it). */
-const nodePortAddress = (address: string) =>
-  LOOPBACK.test(address)
-    ? `${address} (localhost: the node port reached on the node's loopback addresses)`
-    : address;
-
-/** A masquerade rule's condition, and where kube-proxy writes it for one case, what it means:
- * its localhost node port clients (-s 127.0.0.0/8 in KUBE-NODEPORTS, before 1.24), and its
- * "LOCAL traffic" (--src-type LOCAL: sent from one of the node's own addresses). */
-function masqueradeText(condition: string): string {
-  if (/^-s (?:127\.0\.0\.0\/8|::1\/128)$/.test(condition))
-    return `${condition} (clients on the node's loopback: their replies must come back through it, not from the Pod)`;
-  if (/(?:^|\s)--src-type LOCAL(?:\s|$)/.test(condition) && !/! --src-type LOCAL/.test(condition))
-    return `${condition} (traffic sent from the node itself: its own addresses, host processes and hostNetwork Pods)`;
-  return condition;
-}
+/** A masquerade rule's condition, and where kube-proxy writes it for one case, what it means. */
+const MASQUERADE_WHY: Record<NonNullable<MasqueradeRule['why']>, string> = {
+  'localhost-clients':
+    "clients on the node's loopback: their replies must come back through it, not from the Pod",
+  'node-local':
+    'traffic sent from the node itself: its own addresses, host processes and hostNetwork Pods',
+};
+const masqueradeText = (m: MasqueradeRule) =>
+  m.why ? `${m.condition} (${MASQUERADE_WHY[m.why]})` : m.condition;
 
 /** Where an l7-load-balancer frontend's connections go. */
 const l7ProxyText = (p: NonNullable<EntryPoint['l7Proxy']>) =>
@@ -131,9 +127,7 @@ export function treeText(t: ServiceTree): string[] {
   for (const c of t.absentChains ?? [])
     out.push(`  ${c}  (chain not in this paste: its endpoints are unknown)`);
   for (const m of t.masquerade)
-    out.push(
-      `  masquerade  ${masqueradeText(m.condition)}  (${m.chain}${m.line ? ` line ${m.line}` : ''})`,
-    );
+    out.push(`  masquerade  ${masqueradeText(m)}  (${m.chain}${m.line ? ` line ${m.line}` : ''})`);
   for (const v of t.verdicts)
     out.push(
       `  ${v.kind.toUpperCase()}  ${v.comment ?? ''}${v.condition ? `  ${v.condition}` : ''}  (${[v.table, v.chain].filter(Boolean).join(' ')}${v.line ? ` line ${v.line}` : ''})`,

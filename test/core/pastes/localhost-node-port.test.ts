@@ -70,4 +70,28 @@ describe("kube-proxy's localhost node port rules", () => {
     );
     assert.ok(entries(t)[0]?.includes('node port 30080/tcp  (KUBE-NODEPORTS line 2'), t);
   });
+
+  it('the trees carry them typed (localhost, why), as rules -o json gives them', () => {
+    const got = readPaste(
+      [
+        `-A KUBE-NODEPORTS -d 127.0.0.0/8 -p tcp -m comment --comment "${N}" -m tcp --dport 30080 -j ${XLB}`,
+        `-A KUBE-NODEPORTS -s 127.0.0.0/8 -p tcp -m comment --comment "${N}" -m tcp --dport 30080 -j KUBE-MARK-MASQ`,
+        `-A KUBE-NODEPORTS -p tcp -m comment --comment "${N}" -m tcp --dport 30080 -j ${XLB}`,
+        `-A ${XLB} -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ`,
+        `-A ${XLB} -m comment --comment "Balancing rule 0 for ${N}" -j ${SEP}`,
+        ...ENDPOINT,
+      ].join('\n'),
+      { file: 'p.txt' },
+    );
+    assert.ok(got.mode === 'iptables');
+    const tree = got.trees.services.find((t) => t.masquerade.length > 0)!;
+    assert.deepEqual(
+      tree.entries.map((e) => e.localhost ?? false),
+      [true, false],
+    );
+    assert.deepEqual(
+      tree.masquerade.map((m) => m.why),
+      ['localhost-clients', 'node-local'],
+    );
+  });
 });

@@ -11,7 +11,7 @@ import {
   type ServiceTrees,
   type TreeEndpoint,
 } from '../trees.js';
-import { append, OWN_SLOT, TreeIndex } from './trees/tree-index.js';
+import { append, OWN_SLOT, TreeIndex, whyOf } from './trees/tree-index.js';
 import { absentKind, nameFromComments, stripHost } from './trees/comments.js';
 import { entries, portals } from './trees/entries.js';
 import { verdicts } from './trees/filter-verdicts.js';
@@ -264,6 +264,7 @@ class TreeBuilder extends TreeIndex {
     tree.masquerade = append(tree.masquerade, {
       chain: nat.nameOf(chain),
       condition: this.condition(nat, id),
+      ...whyOf(nat, id),
       line: nat.line(id),
     });
   }

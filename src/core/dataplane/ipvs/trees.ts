@@ -8,6 +8,7 @@ import { pickedBy, picksByWeight } from './schedulers.js';
 import type { ServicePortName } from '../../model.js';
 import {
   emptyTree,
+  onLoopback,
   type EntryPoint,
   type ServiceTree,
   type ServiceTrees,
@@ -68,6 +69,7 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
     tree.entries.push({
       kind,
       ...(serviceIP ? { label: SERVICE_IP } : {}),
+      ...(kind === 'node-port' && onLoopback(host) ? { localhost: true as const } : {}),
       address: host,
       ...(port > 0 ? { port } : {}),
       protocol: vs.protocol,

@@ -3,8 +3,8 @@
 // the userspace-mode portals that send it to kube-proxy itself.
 import { hash16 } from '../../kube-proxy/chain-names.js';
 import type { Table } from '../read/parse.js';
-import { type PORTAL_CHAINS, EXTERNAL_OR_LB, type EntryKind } from '../../trees.js';
-import { type TreeIndex, append, ownIndexes } from './tree-index.js';
+import { type PORTAL_CHAINS, EXTERNAL_OR_LB, type EntryKind, onLoopback } from '../../trees.js';
+import { type TreeIndex, append, ownIndexes, whyOf } from './tree-index.js';
 import { absentKind, commentName, cutKind, stripHost } from './comments.js';
 
 /** Entry rules of KUBE-SERVICES / KUBE-NODEPORTS. */
@@ -54,6 +54,7 @@ export function entries(ix: TreeIndex, nat: Table, from: 'KUBE-SERVICES' | 'KUBE
     tree.entries = append(tree.entries, {
       kind,
       ...(kind === 'virtual-server' ? { label: EXTERNAL_OR_LB } : {}),
+      ...(kind === 'node-port' && onLoopback(address) ? { localhost: true as const } : {}),
       address,
       port,
       protocol,
@@ -84,6 +85,7 @@ export function entries(ix: TreeIndex, nat: Table, from: 'KUBE-SERVICES' | 'KUBE
       tree.masquerade = append(tree.masquerade, {
         chain: from,
         condition: ix.condition(nat, id),
+        ...whyOf(nat, id),
         line: nat.line(id),
       });
   }

@@ -4,7 +4,7 @@ import { hash16 } from '../../kube-proxy/chain-names.js';
 import type { Ruleset, Table } from '../read/parse.js';
 import { unreadText } from '../read/paste/list-view/unread.js';
 import type { ServicePortName } from '../../../model.js';
-import { emptyTree, type ServiceTree } from '../../trees.js';
+import { emptyTree, type MasqueradeRule, type ServiceTree } from '../../trees.js';
 import type { TreeOptions } from '../trees.js';
 
 /** The trees built so far, by chain hash and by cluster IP, and the Service ports asked for. */
@@ -96,6 +96,30 @@ export function append<T>(list: T[], item: T): T[] {
   if (list.length < 4) return list.concat([item]);
   list.push(item);
   return list;
+}
+
+/** What kube-proxy marks with a KUBE-MARK-MASQ rule, where it is one of its own cases (trees.ts
+ * MasqueradeRule.why): read from its matches, not its words. */
+export function masqueradeWhy(t: Table, id: number): MasqueradeRule['why'] {
+  const src = t.addressMatch(id, 'source');
+  if (src)
+    return !src.negated && (src.cidr === '127.0.0.0/8' || src.cidr === '::1/128')
+      ? 'localhost-clients'
+      : undefined;
+  const rule = t.rule(id);
+  const types = rule.matches.flatMap((m) =>
+    m.kind === 'addrtype' && m.srcType ? [m.srcType] : [],
+  );
+  return types.some((s) => !s.negated && s.types.length === 1 && s.types[0] === 'LOCAL') &&
+    !types.some((s) => s.negated && s.types.includes('LOCAL'))
+    ? 'node-local'
+    : undefined;
+}
+
+/** `why` of a KUBE-MARK-MASQ rule, to spread into its MasqueradeRule (nothing where none). */
+export function whyOf(t: Table, id: number): { why?: MasqueradeRule['why'] } {
+  const why = masqueradeWhy(t, id);
+  return why ? { why } : {};
 }
 
 /** What a KUBE-MARK-MASQ rule selects, in iptables words. */
