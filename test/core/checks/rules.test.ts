@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { evidenceText } from '../../../src/core/findings/evidence.js';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
@@ -270,5 +273,30 @@ describe('rules step, a kube-proxy release read that its rules contradict', () =
     assert.match(found[1]!.title, /kube-proxy v1\.28\.4 read, rules spelled as v1\.19 or earlier/);
     assert.match(said, /from the image \S+kube-proxy:v1\.28\.4/);
     assert.match(said, /a one-rule KUBE-POSTROUTING \(v1\.19 or earlier\)/);
+  });
+});
+
+describe('rules step, a chain an upgrade leaves behind', () => {
+  // the kubelet made KUBE-MARK-DROP up to 1.27 and nothing deletes it: a node upgraded since keeps
+  // it beside kube-proxy v1.30's own rules, which are that release's
+  it("the kubelet's KUBE-MARK-DROP dates nothing: kube-proxy v1.30's rules agree with v1.30", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-mark-drop-'));
+    try {
+      cpSync('test/fixtures/releases/30/iptables', dir, { recursive: true });
+      for (const node of ['node-a', 'node-b']) {
+        const file = join(dir, 'nodes', node, 'iptables-save.txt');
+        const save = readFileSync(file, 'utf8').replace(
+          /\*nat\n([\s\S]*?)COMMIT\n/,
+          '*nat\n:KUBE-MARK-DROP - [0:0]\n$1-A KUBE-MARK-DROP -j MARK --set-xmark 0x8000/0x8000\nCOMMIT\n',
+        );
+        assert.match(save, /:KUBE-MARK-DROP/);
+        writeFileSync(file, save);
+      }
+      const r = diagnose(await readSnapshot(dir), { namespace: 'matrix', service: 'cluster-ip' });
+      const found = r.steps.find((s) => s.id === 'rules')!.findings;
+      assert.deepEqual(ids(found), ['rules-match:pass']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

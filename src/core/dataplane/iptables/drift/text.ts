@@ -354,26 +354,28 @@ function ruleOwner(table: Table, id: number, { byName, byHash, byVip }: Owners):
   return owner ?? NODE;
 }
 
-/** Signs of an older kube-proxy in the dump, in words ("v1.20 or earlier: ..."). */
+/** Signs of an older kube-proxy in the dump, in words ("v1.20 or earlier: ..."), and the newest
+ * release those in chains kube-proxy rewrites on every sync allow: a chain only an older release
+ * or the kubelet made (KUBE-XLB, KUBE-MARK-DROP) outlives an upgrade, so it dates nothing. */
 function fingerprint(
   c: Pick<DriftContext, 'nat' | 'filter'>,
 ): { text: string; upTo: number } | undefined {
-  const signs: string[] = [];
+  const signs: { what: string; upTo: number; rewritten: boolean }[] = [];
   const nat = c.nat;
   let xlb = false;
   for (let i = 0; i < nat.chainCount && !xlb; i++) xlb = nat.kindOf(i) === 'KUBE-XLB';
-  if (xlb) signs.push('KUBE-XLB chains (v1.23 or earlier)');
+  if (xlb) signs.push({ what: 'KUBE-XLB chains', upTo: 23, rewritten: false });
   const services = nat.chain('KUBE-SERVICES');
   if (services?.ruleIds.some((id) => nat.target(id) === 'KUBE-MARK-MASQ'))
-    signs.push('masquerade rules in KUBE-SERVICES (v1.20 or earlier)');
+    signs.push({ what: 'masquerade rules in KUBE-SERVICES', upTo: 20, rewritten: true });
   const post = nat.chain('KUBE-POSTROUTING')?.rules ?? [];
   if (post.length === 1 && post[0]!.matches.some((m) => m.kind === 'mark'))
-    signs.push('a one-rule KUBE-POSTROUTING (v1.19 or earlier)');
-  if (nat.chain('KUBE-MARK-DROP')) signs.push("kubelet's KUBE-MARK-DROP (v1.27 or earlier)");
+    signs.push({ what: 'a one-rule KUBE-POSTROUTING', upTo: 19, rewritten: true });
+  if (nat.chain('KUBE-MARK-DROP'))
+    signs.push({ what: "kubelet's KUBE-MARK-DROP", upTo: 27, rewritten: false });
   if (c.filter && !c.filter.chain('KUBE-PROXY-FIREWALL'))
-    signs.push('no KUBE-PROXY-FIREWALL (v1.24 or earlier)');
+    signs.push({ what: 'no KUBE-PROXY-FIREWALL', upTo: 24, rewritten: true });
   if (signs.length === 0) return undefined;
-  // the newest release every sign allows
-  const upTo = Math.min(...signs.map((x) => Number(/\(v1\.(\d+) or earlier\)/.exec(x)![1])));
-  return { text: signs.join(', '), upTo };
+  const text = signs.map((x) => `${x.what} (v1.${x.upTo} or earlier)`).join(', ');
+  return { text, upTo: Math.min(...signs.filter((x) => x.rewritten).map((x) => x.upTo)) };
 }
