@@ -114,9 +114,13 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
 
   it("--via kube-proxy: the Rules step from each node's real rules, no Pod created", async () => {
     const r = await kdebug('svc', 'nginx-svc', '--via', 'kube-proxy', '-o', 'json');
-    assert.equal(r.code, 0, r.stderr);
+    // node-b holds the seed's v1.15-era rules beside a kube-proxy v1.30.2 Pod: said, a warn
+    assert.equal(r.code, 1, r.stderr);
     const rules = step(r.stdout, 'rules');
-    assert.deepEqual(findingIds(rules), ['rules-match:pass']);
+    assert.deepEqual(findingIds(rules), [
+      'rules-match:pass',
+      'rules-release-disagrees:warn node-b',
+    ]);
     assert.equal(rules.findings[0]!.title, '3 nodes: 8080/TCP -> 2 endpoints, as expected');
     const evidence = rules.findings[0]!.evidence.map((e) => e.text).join('\n');
     for (const node of ['node-a', 'node-b', 'node-c'])
@@ -197,7 +201,8 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
       fake.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/pods')).length;
     const before = posts();
     const r = await kdebug('svc', 'nginx-svc', '-o', 'json');
-    assert.equal(r.code, 0, r.stderr);
+    // a warn: node-b's rules are older than its kube-proxy Pod's release
+    assert.equal(r.code, 1, r.stderr);
     assert.equal(
       r.stderr.split('\n')[0],
       'kdebug: node-a: rules via exec kube-system/kube-proxy-x7k2p (kube-proxy Pod skipped for addresses, kube-proxy status and probes: its image has no tools for them, kdebug runs only iptables-save there; debug Pod skipped for addresses, kube-proxy status and probes: kdebug creates a privileged debug Pod only with your consent: add --yes; SSH skipped for addresses, kube-proxy status and probes: no SSH key to offer root@192.0.2.11: pass --ssh-key, set IdentityFile in ~/.ssh/config, or start ssh-agent.)',
@@ -221,7 +226,11 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
     const r = await kdebug('svc', 'nginx-svc', '--via', 'kube-proxy', '-o', 'json');
     assert.equal(r.code, 1, r.stderr);
     const rules = step(r.stdout, 'rules');
-    assert.deepEqual(findingIds(rules), ['rules-match:pass', 'rules-not-read:warn node-c']);
+    assert.deepEqual(findingIds(rules), [
+      'rules-match:pass',
+      'rules-release-disagrees:warn node-b',
+      'rules-not-read:warn node-c',
+    ]);
     // the node not reached is not among those the pass speaks for
     assert.equal(rules.findings[0]!.title, '2 of 3 nodes: 8080/TCP -> 2 endpoints, as expected');
     assert.match(
@@ -538,7 +547,10 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
         'kdebug: node-b: rules, addresses, kube-proxy status and probes via ssh root@192.0.2.12',
         'kdebug: node-c: rules, addresses, kube-proxy status and probes via ssh root@192.0.2.13:2222 via root@192.0.2.11',
       ]);
-      assert.deepEqual(findingIds(step(r.stdout, 'rules')), ['rules-match:pass']);
+      assert.deepEqual(findingIds(step(r.stdout, 'rules')), [
+        'rules-match:pass',
+        'rules-release-disagrees:warn node-b',
+      ]);
       assert.equal(step(r.stdout, 'reachability').status, 'pass');
     });
 
