@@ -6,7 +6,7 @@ import { missingTable } from '../paste/other-lines/foreign-kinds.js';
 import { nftCrashed } from '../../../paste/foreign.js';
 import { ipvsChainsIn, isLog, logLine, proxierIn } from '../paste/other-lines/logs.js';
 import type { IPFamily } from '../../../../ipv6.js';
-import { RuleLines } from './rule-lines.js';
+import { RuleLines } from './rule-lines/rule-lines.js';
 import type { Sections } from './sections.js';
 import { SAVE_COMMAND, TypedCommands } from './typed-commands.js';
 import { SP, type ParserState } from './parser-state.js';
