@@ -70,13 +70,18 @@ export class UnreadRules {
   }
 }
 
+const QUOTE = 34;
+const BACKSLASH = 92;
+
 /** The first control byte (C0 but the tab, or DEL) in buf[s, e) outside a quoted comment (one
  * there changes nothing the rule matches or does, and is shown escaped), or -1. */
 export function controlByte(buf: Uint8Array, s: number, e: number): number {
   let quoted = false;
   for (let k = s; k < e; k++) {
     const b = buf[k]!;
-    if (b === 34) quoted = !quoted;
+    // inside quotes iptables-save escapes ", \ and ' with a backslash (xtables_save_string)
+    if (quoted && b === BACKSLASH) k++;
+    else if (b === QUOTE) quoted = !quoted;
     else if (!quoted && ((b < 32 && b !== 9) || b === 127)) return b;
   }
   return -1;
@@ -90,8 +95,6 @@ const REDACTED =
 // shell's comment mark, which iptables never prints unquoted at a word's start (it quotes every
 // comment and log prefix), so the rule before it is read whole and the note is not.
 
-const QUOTE = 34;
-const BACKSLASH = 92;
 const HASH = 35;
 
 /** Where a note after the rule in [s, e) starts (the blank before its "#"), or -1: a "#" after a
