@@ -34,6 +34,37 @@ function cells(line: string, cols: { name: string; start: number }[]): Map<strin
   return out;
 }
 
+/** The columns Cilium fills in every row of its table (a frontend's Status is its reconcile
+ * state, Pending, Done or Error; a backend's Instances name the Services it serves): a row with
+ * one empty, where its header has the column, is cut short. */
+const FILLED = {
+  frontends: ['address', 'type', 'status'],
+  backends: ['address', 'instances', 'state'],
+};
+
+/** A row cut short: the first always-filled column empty in it, and the columns whose cells are
+ * whole (a later cell holds text, or padding follows the cell's text); undefined for a whole row. */
+function cutRow(
+  row: Map<string, string>,
+  raw: string,
+  cols: { name: string }[],
+  filled: string[],
+): { empty: string; whole: Set<string> } | undefined {
+  const empty = filled.find((c) => row.has(c) && row.get(c) === '');
+  if (empty === undefined) return undefined;
+  const last = cols.findLastIndex((c) => row.get(c.name) !== '');
+  // the last cell with text is whole only where the line goes on past it in spaces
+  const padded = /\s$/.test(raw);
+  const whole = cols.filter((_, i) => i < last || (i === last && padded)).map((c) => c.name);
+  return { empty, whole: new Set(whole) };
+}
+
+/** A cut row as the listing's cut says it: what of it is read. */
+const rowCutAt = (line: number, header: string, empty: string, read: string): CiliumCut => ({
+  line,
+  reason: `a row cut short (its ${[...header.matchAll(/\S+/g)].find((m) => m[0].toLowerCase() === empty)?.[0]} column is empty, and Cilium fills it in every row): ${read}`,
+});
+
 /** An address anywhere on a line: a row of a table holds one in its Address column. */
 const HOLDS_ADDRESS = /\d+\.\d+\.\d+\.\d+|\[[\da-f:.]+\]/i;
 
@@ -82,6 +113,35 @@ export function dbFrontends(lines: string[], source: string): CiliumTable {
       break;
     }
     const row = cells(raw, cols);
+    const short = cutRow(row, raw, cols, FILLED.frontends);
+    if (short && !(short.whole.has('address') && short.whole.has('type'))) {
+      cut ??= rowCutAt(at, lines[index]!, short.empty, 'not read');
+      continue;
+    }
+    if (short) {
+      // the frontend is in the agent's table; its backends and status are past the cut
+      cut ??= rowCutAt(
+        at,
+        lines[index]!,
+        short.empty,
+        'its frontend is read, its backends and status are not',
+      );
+      const addr =
+        parseAddress(row.get('address')!) ??
+        fail(source, at, `not a frontend address: "${row.get('address')}"`);
+      const whole = (c: string) => (short.whole.has(c) ? row.get(c) : undefined);
+      frontends.push({
+        ...addr,
+        type: frontendType(row.get('type')),
+        ...(whole('servicename') ? { service: whole('servicename') } : {}),
+        ...(whole('portname') ? { portName: whole('portname') } : {}),
+        flags: [],
+        backends: [],
+        backendsUnread: true,
+        line: at,
+      });
+      continue;
+    }
     const addr =
       parseAddress(row.get('address') ?? '') ??
       fail(source, at, `not a frontend address: "${row.get('address')}"`);
@@ -144,6 +204,12 @@ export function dbBackends(
       break;
     }
     const row = cells(raw, cols);
+    const short = cutRow(row, raw, cols, FILLED.backends);
+    if (short) {
+      // its state may be past the cut: the backend is not read
+      cut ??= rowCutAt(k + 1, lines[index]!, short.empty, 'not read');
+      continue;
+    }
     const a =
       parseAddress(row.get('address') ?? '') ??
       fail(source, k + 1, `not a backend address: "${row.get('address')}"`);
