@@ -43,6 +43,7 @@ import {
 import { interactive } from './common/tui.js';
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 import { Option } from 'commander';
+import { decodedText, inputBytes } from '../core/facts/input-text.js';
 
 export interface RulesOptions extends SourceFlags {
   file?: string;
@@ -71,7 +72,10 @@ async function givenDump(o: RulesOptions, g: GlobalOptions): Promise<GivenDump> 
     const label = o.file === '-' ? '<stdin>' : o.file;
     // a pasted dump is held to what a node's may print
     const limit = o.maxOutputMib === undefined ? undefined : outputLimitBytes(o.maxOutputMib);
-    return { bytes: await readInput(o.file, limit), label, file: label };
+    const read = inputBytes(await readInput(o.file, limit));
+    const decoded = decodedText(read.marked);
+    if (decoded) tell(`warning: ${label}: ${decoded}`);
+    return { bytes: read.bytes, label, file: label };
   }
   const r = await sshRulesText(o.ssh!, o, sourceContext(g));
   return { ...r, bytes: r.text };

@@ -29,6 +29,7 @@ import { jsonErrorLine } from '../../core/json-position.js';
 import { flattenObjects } from '../../core/kube/objects.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../../core/model.js';
 import type { NodeError } from '../../core/nodes/access.js';
+import { inputText } from '../../core/facts/input-text.js';
 
 export { SnapshotError } from './files.js';
 
@@ -43,7 +44,8 @@ async function isDir(path: string): Promise<boolean> {
 /** A snapshot file as text, read whole in one go (fs/promises reads big files 512 KiB at a time,
  * a thread-pool round trip each: 150 ms of waiting for a 34 MB dump). */
 function readText(file: string, max: number): string | undefined {
-  return readRegular(file, max)?.toString('utf8');
+  const bytes = readRegular(file, max);
+  return bytes && inputText(bytes);
 }
 
 /** Nodes by name, with no inherited keys: a node "constructor" or "__proto__" is just a name. */
@@ -188,9 +190,9 @@ async function readArchive(file: string): Promise<Facts> {
   if (!objectsPath) throw new SnapshotError(`${file}: objects.json`, OBJECTS_MISSING);
   const root = objectsPath.slice(0, -'objects.json'.length);
   const where = (p: string) => `${file}: ${shown(p)}`;
-  const objects = parseObjects(where(objectsPath), files.get(objectsPath)!.toString('utf8'));
+  const objects = parseObjects(where(objectsPath), inputText(files.get(objectsPath)!));
   const metaBytes = files.get(`${root}meta.json`);
-  const meta = metaBytes ? parseMeta(where(`${root}meta.json`), metaBytes.toString('utf8')) : {};
+  const meta = metaBytes ? parseMeta(where(`${root}meta.json`), inputText(metaBytes)) : {};
   const unread = [...tooBig].flatMap(([path, cap]): NodeError[] => {
     const m = /^([^/]+)\/([^/]+)\.txt$/.exec(path.slice(`${root}nodes/`.length));
     if (!path.startsWith(`${root}nodes/`) || !m || !isNodeName(m[1]!) || !isStem(m[2]!)) return [];
@@ -218,7 +220,7 @@ function archiveNodes(
       throw new SnapshotError(where(prefix.slice(0, -1)), `${quoted(node)} ${NOT_A_NODE}`);
     if (!isStem(stem))
       throw new SnapshotError(where(`${prefix}${node}`), `${quoted(`${stem}.txt`)} ${NOT_A_STEM}`);
-    (nodes[node] ??= {})[stem] = data.toString('utf8');
+    (nodes[node] ??= {})[stem] = inputText(data);
   }
   return nodes;
 }
