@@ -129,6 +129,8 @@ export function mainForeign(state: ParserState): ForeignKind | undefined {
   if (state.foreign.has('nft-error')) return 'nft-error';
   // nft's crash in place of a listing: what the paste is, whatever else was typed around it
   if (state.foreign.has('nft-crash')) return 'nft-crash';
+  // iptables-nft refusing the table asked for: why the paste holds no rule, whatever logs it
+  if (state.foreign.has('iptables-nft-incompatible')) return 'iptables-nft-incompatible';
   let best: ForeignKind | undefined;
   for (const [kind, lines] of state.foreign) {
     if (kind === 'kube-proxy-nft') return kind; // its tables sit among iptables-nft's

@@ -3,7 +3,7 @@
 // clean dump never pays for it.
 import { ELISION } from '../../../../paste/elisions.js';
 import type { ForeignKind } from './foreign-kinds.js';
-import { FOREIGN_LINES } from './foreign-lines.js';
+import { FOREIGN_LINES, INCOMPATIBLE } from './foreign-lines.js';
 import { logLine } from './logs.js';
 import { COMMANDS, LISTING, PROMPT } from './prompts.js';
 
@@ -58,6 +58,8 @@ const TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|time="|level=|\{"(?:level|
 /** What a line that is not a dump line is, given its text (without leading blanks). */
 export function classifyLine(line: string): LineClass {
   if (line.length === 0) return { kind: 'blank' };
+  // iptables-nft's refusal, whoever's log quotes it: why no rule could be listed
+  if (INCOMPATIBLE.test(line)) return { kind: 'foreign', foreign: 'iptables-nft-incompatible' };
   const log = logLine(line);
   if (log) {
     // kube-proxy logging the input it gives iptables-restore: a rule after its journald prefix,

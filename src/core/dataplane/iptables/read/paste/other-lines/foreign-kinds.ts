@@ -22,6 +22,7 @@ export type ForeignKind =
   | 'ipvs-timeouts'
   | 'ipvs-connections'
   | 'iptables-no-table'
+  | 'iptables-nft-incompatible'
   | 'ip6tables-no-table'
   | 'conntrack'
   | 'ip-addr'
@@ -47,6 +48,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
   'ipvs-connections':
     "this is `ipvsadm -Lnc` output, IPVS's connection table: each connection's client, the virtual server it reached and the real server it went to, not the virtual servers and their real servers: run `ipvsadm -Ln` on the node and give kdebug that",
   'iptables-no-table': noTable('iptables', []),
+  'iptables-nft-incompatible':
+    "this is iptables-nft's error \"... is incompatible, use 'nft' tool\": it cannot list that table or chain as iptables rules, for nft wrote to it directly (another nft user: firewalld, /etc/nftables.conf, a CNI's own rules), in a form iptables has none for; before iptables 1.8.11 it says so too of a chain asked for by name that does not exist. No rule of the node is in the paste: run `nft list ruleset` on the node and give kdebug that (kube-proxy's nftables mode keeps its rules in its own tables, `ip kube-proxy` and `ip6 kube-proxy`)",
   'ip6tables-no-table': noTable('ip6tables', []),
   'kube-proxy-nft':
     "this is kube-proxy's nftables table (nftables mode), in a form kdebug cannot read as a listing here (a fragment, a diff, a quote): give it `nft list table ip kube-proxy` (or `nft -j list table ip kube-proxy`) as printed",

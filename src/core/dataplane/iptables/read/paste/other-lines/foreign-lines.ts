@@ -12,6 +12,11 @@ const NO_TABLE = (six: string) =>
     `^ip${six}tables(?:-legacy|-nft)?(?:-save)?(?: v[\\d.]+(?: \\(\\w+\\))?)?: (?:can't initialize ip${six}tables table \`\\w+'|Cannot initialize): Table does not exist\\b`,
   );
 
+/** iptables-nft's refusal of a table or chain nft wrote directly (nft_assert_table_compatible's
+ * xtables_error), on its own line or quoted in a log of whoever ran it ("exit status 1: ..."). */
+export const INCOMPATIBLE =
+  /\bip6?tables(?:-nft)?(?:-save|-restore)? v[\d.]+ \(nf_tables\): (?:chain `[^']*' in )?table `[^']*' is incompatible, use 'nft' tool\b/;
+
 export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^Chain \S+ \((?:policy \w+|\d+ references)/, 'iptables-list'],
   // a listing a web page joined onto one line
