@@ -7,7 +7,7 @@ import { missingSets, type NftTable } from './nftables/read/listing.js';
 
 /** Why an nft listing holds part of its table. */
 export type NftPart =
-  'headless' | 'cut' | 'elided' | 'diff' | 'maps-missing' | 'unread' | 'one-block';
+  'headless' | 'cut' | 'elided' | 'diff' | 'maps-missing' | 'unread' | 'one-block' | 'script-part';
 
 /** Why a dump's unreached chains are not proven orphans: its nat table read in part (cut after a
  * line, or a part pasted), or kube-proxy's nftables table read in part. */
@@ -47,6 +47,7 @@ export const nftParts = (t: NftTable): NftPart[] =>
     (t.unread?.length ?? 0) > 0 && ('unread' as const),
     // `nft list chain|map|set` prints that block alone in its table's wrapper
     t.listedBlock !== undefined && ('one-block' as const),
+    t.scriptPart !== undefined && ('script-part' as const),
   ].filter((x): x is NftPart => typeof x === 'string');
 
 /** Why no chain of a dump held in part can be called an orphan; undefined for a whole table,

@@ -176,10 +176,17 @@ export function newSide(text: string): string | undefined {
   });
   const diff = lines.filter((_, i) => ofDiff[i]);
   const added = diff.some((l) => l.startsWith('+') && !DIFF_HEADER.test(l));
-  if (!added || !diff.every((l) => l.trim() === '' || /^[+\- ]/.test(l) || DIFF_HEADER.test(l)))
+  // a tab is no mark: a context line (Go's tab-indented source) whose leading space a copy lost
+  if (!added || !diff.every((l) => l.trim() === '' || /^[+\- \t]/.test(l) || DIFF_HEADER.test(l)))
     return undefined;
   return lines
-    .map((l, i) => (!ofDiff[i] ? l : DIFF_HEADER.test(l) || l.startsWith('-') ? '' : l.slice(1)))
+    .map((l, i) =>
+      !ofDiff[i] || l.startsWith('\t')
+        ? l
+        : DIFF_HEADER.test(l) || l.startsWith('-')
+          ? ''
+          : l.slice(1),
+    )
     .join('\n');
 }
 

@@ -65,8 +65,9 @@ export interface NftTable {
   chain(name: string): NftChain | undefined;
   set(name: string): NftSet | undefined;
   /** The text listing ends inside this table (a paste cut short): where, and inside what; and
-   * the shell's report where nft crashed there ("Segmentation fault (core dumped)"). */
-  cut?: { line: number; inside: string; crash?: string };
+   * the shell's report where nft crashed there ("Segmentation fault (core dumped)"); `anywhere`
+   * where its lines come in any order (a script), so the cut may hide any chain's rules. */
+  cut?: { line: number; inside: string; crash?: string; anywhere?: true };
   /** Elision lines ("...") inside the table: the paste left part of it out. */
   elided?: number[];
   /** The host, pod or container the nft command that listed it names (`ssh node-a nft list ...`,
@@ -75,6 +76,9 @@ export interface NftTable {
   /** The block kind `nft list chain|map|set` listed on its own: the table holds that block (or
    * several so listed, joined), not the rest of the table. */
   listedBlock?: 'chain' | 'map' | 'set';
+  /** Lines of kube-proxy's nft script, not all of it: the first rule added to a chain no line
+   * before it adds (nft -f refuses such a rule; kube-proxy adds each chain before its rules). */
+  scriptPart?: { line: number; chain: string };
   /** The paste starts inside this table: its `table` line is not in it (family and name unknown). */
   headless?: boolean;
   /** The paste starts inside this map, its `map` line not in it: kube-proxy's map its key and

@@ -1,7 +1,15 @@
 // kube-proxy's `nft -f` script (as it feeds nft, and logs it) read into the same typed tables as
 // nft's listings, by applying its lines in order to an empty ruleset as nft itself would.
 import { ELISION } from '../../paste/elisions.js';
-import type { NftChain, NftElement, NftFamily, NftListing, NftSet, NftUnread } from './listing.js';
+import type {
+  NftChain,
+  NftElement,
+  NftFamily,
+  NftListing,
+  NftSet,
+  NftTable,
+  NftUnread,
+} from './listing.js';
 import { NftParseError } from './listing.js';
 import { element, finished, priority, rule, setLine, splitTop, understood } from './table-parts.js';
 
@@ -32,6 +40,7 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
     unread?: NftUnread[];
     /** Lines of its rules' numgen maps whose elements an author left out. */
     inRules?: number[];
+    scriptPart?: NftTable['scriptPart'];
   };
   const tables = new Map<string, Building>();
   const skipped: number[] = [];
@@ -45,9 +54,16 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
     return k.keys;
   };
   const lines = input.split('\n');
+  const last = lastLine(lines);
+  let cut: { line: number; text: string } | undefined;
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
     const t = lines[i]!.trim();
+    // the paste's last line, short of what nft's grammar needs: cut there, not read
+    if (no === last && cutShort(t)) {
+      cut = { line: no, text: t };
+      break;
+    }
     if (ELISION.test(t)) {
       elisions.push(no);
       continue;
@@ -158,6 +174,8 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
       else if (verb === 'delete' || verb === 'destroy')
         st.elements = st.elements.filter((e) => !keys.has(keyOf(e)));
     } else if (what === 'rule') {
+      // a rule to a chain no line adds: lines of a script, the chain's `add chain` not among them
+      if (!chainNamed(name)) table.scriptPart ??= { line: no, chain: name };
       const c = chainNamed(name) ?? newChain(name);
       if (verb === 'add' || verb === 'insert') {
         const r = rule(name, body, () => no);
@@ -180,7 +198,12 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
   // an elision inside a rule's map hides elements of that map alone
   const list = [...tables.values()].map(({ chainByName: _c, setByName: _s, inRules, ...t }) => {
     const elided = [...elisions, ...(inRules ?? [])].sort((a, b) => a - b);
-    return finished({ ...t, ...(elided.length > 0 ? { elided } : {}) });
+    return finished({
+      ...t,
+      ...(elided.length > 0 ? { elided } : {}),
+      // the lines after a cut may be any table's
+      ...(cut ? { cut: { line: cut.line, inside: cutInside(cut.text), anywhere: true } } : {}),
+    });
   });
   if (list.length === 0) throw new NftParseError(file, undefined, 'the nft script adds no table');
   return {
@@ -191,6 +214,38 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
 }
 
 const keyOf = (e: NftElement) => JSON.stringify(e.key);
+
+/** The number of the script's last line (0 for none): prose or a fence after it is no more of it. */
+const lastLine = (lines: string[]) => {
+  let at = lines.length;
+  while (at > 0 && !VERB.test(lines[at - 1]!.trim())) at--;
+  return at;
+};
+
+const VERB = /^(?:add|create|insert|flush|delete|destroy)(?: |$)/;
+
+/** A script line that stops short of what nft's grammar needs: a verb without its object, family,
+ * table and name (or with one of them cut mid-word); a rule or element without its body; braces
+ * or quotes left open. */
+function cutShort(t: string): boolean {
+  const m = /^(?:add|create|insert|flush|delete|destroy)(?: (.*))?$/.exec(t);
+  if (!m) return false;
+  const [what = '', family = '', table = '', name = '', ...body] = (m[1] ?? '').split(' ');
+  if (!OBJECTS.includes(what)) return OBJECTS.some((o) => o.startsWith(what));
+  if (!FAMILIES.includes(family)) return FAMILIES.some((f) => f.startsWith(family));
+  if (!table || (what !== 'table' && !name)) return true;
+  const rest = (what === 'table' ? [name, ...body] : body).join(' ');
+  if ((what === 'rule' || what === 'element') && /^(?:add|create|insert)/.test(t) && !rest)
+    return true;
+  const open = (rest.match(/\{/g) ?? []).length > (rest.match(/\}/g) ?? []).length;
+  return open || (rest.match(/"/g) ?? []).length % 2 === 1;
+}
+
+const OBJECTS = ['table', 'chain', 'rule', 'set', 'map', 'element'];
+const FAMILIES = ['ip', 'ip6', 'inet'];
+
+/** Where a script was cut, as its cut says it. */
+const cutInside = (t: string) => `the nft script's line "${t.slice(0, 80)}", which stops short`;
 
 const raise = (e: Error): never => {
   throw e;

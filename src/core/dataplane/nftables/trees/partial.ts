@@ -26,7 +26,8 @@ export function markAbridged(t: NftTable, x: ServiceTree, why: string): void {
   else if (
     chain.elided ||
     t.cut?.inside.endsWith(`chain ${own}`) ||
-    t.cut?.inside === 'the nft -j listing'
+    t.cut?.inside === 'the nft -j listing' ||
+    t.cut?.anywhere
   )
     x.partial = why;
   else if (x.endpoints.some((e) => e.chainMissing))
