@@ -5,7 +5,15 @@ import { text } from '../lexer.js';
 import { NoRulesError } from '../errors.js';
 import { Ruleset, type DumpFormat } from '../ruleset.js';
 import { excerpt } from '../../../../sanitize.js';
-import { ipvsNamed, mainForeign, mergeLogs, proxyModes, summarise, unopenedBy } from './summary.js';
+import {
+  ipvsNamed,
+  mainForeign,
+  mergeLogs,
+  mergeIpsets,
+  proxyModes,
+  summarise,
+  unopenedBy,
+} from './summary.js';
 import { CR, NL, ParserState, SP, TAB } from './parser-state.js';
 import { Cuts } from './cuts.js';
 import { Families } from './families.js';
@@ -90,6 +98,7 @@ export class DumpParser {
     this.families.settleFamilies();
     for (const t of state.tables) this.cuts.markPartial(t);
     mergeLogs(state);
+    mergeIpsets(state);
     summarise(state);
     proxyModes(state);
     const format: DumpFormat = state.sawSave ? 'iptables-save' : 'iptables -S';

@@ -89,6 +89,19 @@ export function mergeLogs(state: ParserState): void {
   state.foreign.delete('other-log');
 }
 
+/** An `ipset list` that names one of kube-proxy's sets is its IPVS mode's, header lines and all:
+ * one listing, said once. */
+export function mergeIpsets(state: ParserState): void {
+  const own = state.foreign.get('kube-proxy-ipset');
+  const other = state.foreign.get('ipset');
+  if (!own || !other) return;
+  state.foreign.set(
+    'kube-proxy-ipset',
+    [...own, ...other].sort((a, b) => a - b),
+  );
+  state.foreign.delete('ipset');
+}
+
 /** Other kube-proxy modes whose rules an iptables dump shows only in part: said once each. */
 export function proxyModes(state: ParserState): void {
   const nat = state.tables.find((t) => t.name === 'nat');

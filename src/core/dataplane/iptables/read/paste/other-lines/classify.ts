@@ -3,7 +3,7 @@
 // clean dump never pays for it.
 import { ELISION } from '../../../../paste/elisions.js';
 import type { ForeignKind } from './foreign-kinds.js';
-import { FOREIGN_LINES, INCOMPATIBLE } from './foreign-lines.js';
+import { FOREIGN_LINES, INCOMPATIBLE, kubeProxySetLine } from './foreign-lines.js';
 import { logLine } from './logs.js';
 import { COMMANDS, LISTING, PROMPT } from './prompts.js';
 
@@ -87,7 +87,13 @@ export function classifyLine(line: string): LineClass {
   if (LEGACY_WARNING.test(line)) return { kind: 'backend' };
   // another tool's line may be quoted ("> ") or in a diff ("+") too
   const bare = line.replace(/^(?:[+>] ?)+/, '').trimStart();
-  for (const [re, foreign] of FOREIGN_LINES) if (re.test(bare)) return { kind: 'foreign', foreign };
+  for (const [re, foreign] of FOREIGN_LINES)
+    if (re.test(bare))
+      // a set kube-proxy makes, by its name: the others are not called its
+      return {
+        kind: 'foreign',
+        foreign: foreign === 'ipset' && kubeProxySetLine(bare) ? 'kube-proxy-ipset' : foreign,
+      };
   if (PROMPT.test(line) || (line.startsWith('# ') && COMMANDS.test(line.slice(2))))
     return { kind: 'prompt' };
   // a root prompt or an inline-code backtick glued to a listing command ("#ip6tables -nvL",

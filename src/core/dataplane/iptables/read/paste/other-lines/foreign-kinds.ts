@@ -9,6 +9,7 @@ export type ForeignKind =
   | 'kube-proxy-nft'
   | 'ipvsadm'
   | 'ipset'
+  | 'kube-proxy-ipset'
   | 'cilium'
   | 'cilium-map'
   | 'hns'
@@ -56,7 +57,9 @@ export const FOREIGN: Record<ForeignKind, string> = {
   ipvsadm:
     'this is `ipvsadm` output (kube-proxy IPVS mode) among iptables lines: the Services are IPVS virtual servers; give the `ipvsadm -Ln` listing to `kdebug rules --file` on its own',
   ipset:
-    'this is `ipset list` output (the sets of kube-proxy IPVS mode), which kdebug does not read yet',
+    "this is `ipset list` output (IP sets; none it names is one of kube-proxy's IPVS mode, KUBE-CLUSTER-IP, KUBE-LOOP-BACK ...), which kdebug does not read with iptables rules",
+  'kube-proxy-ipset':
+    "this is `ipset list` output naming sets kube-proxy's IPVS mode makes (KUBE-CLUSTER-IP, KUBE-LOOP-BACK ...), which kdebug does not read with iptables rules: give `ipvsadm -Ln` with `ipset list` beside it to `kdebug rules --file` on their own",
   cilium:
     "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug reads such a listing on its own: paste it alone (`kdebug rules --file`), or `cilium-dbg service list` from the Cilium agent Pod (anetd on GKE Dataplane V2)",
   'cilium-map':

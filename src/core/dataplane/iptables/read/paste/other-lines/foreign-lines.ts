@@ -1,6 +1,20 @@
 // The lines of other tools' listings, each by what its tool prints: the table classify.ts reads a
 // line that is no dump line against.
 import type { ForeignKind } from './foreign-kinds.js';
+import { IPSETS } from '../../../../ipvs/expected/ipsets.js';
+
+/** The names of kube-proxy's own IPVS-mode sets (IPv6's KUBE-6-..., cut at 31 characters). */
+const KUBE_PROXY_SET = new RegExp(
+  `^(?:${Object.keys(IPSETS)
+    .flatMap((n) => [n, n.replace(/^KUBE-/, 'KUBE-6-').slice(0, 31)])
+    .join('|')})$`,
+);
+
+/** `ipset list`'s Name line, `ipset save`'s create and add lines, of a set kube-proxy makes. */
+export const kubeProxySetLine = (line: string): boolean => {
+  const name = /^(?:Name: |(?:create|add) )(\S+)/.exec(line)?.[1];
+  return name !== undefined && KUBE_PROXY_SET.test(name);
+};
 
 /** A line of nft's error report, as a log viewer may frame it ("│ "): the input's file, line and
  * columns, then what nft refused ("/dev/stdin:892:87-100: Error: Could not process rule: ..."). */
@@ -180,4 +194,5 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     'ipset',
   ],
   [/^(?:create|add) KUBE-[\w-]+ /, 'ipset'],
+  [/^Name: \S+$/, 'ipset'],
 ];
