@@ -77,6 +77,16 @@ export function ipvsNamed(state: ParserState, kind: ForeignKind): string[] {
 /** A component's log lines whose file or words name no component (shared_informer.go,
  * iptables.go) are of the log the paste's other lines name: one log, said once. */
 export function mergeLogs(state: ParserState): void {
+  // kube-proxy's lines that name no proxier are of the userspace one its other lines name
+  const userspace = state.foreign.get('kube-proxy-userspace-log');
+  const plain = state.foreign.get('kube-proxy-log');
+  if (userspace && plain) {
+    state.foreign.set(
+      'kube-proxy-userspace-log',
+      [...userspace, ...plain].sort((a, b) => a - b),
+    );
+    state.foreign.delete('kube-proxy-log');
+  }
   const other = state.foreign.get('other-log');
   const named = [...state.foreign]
     .filter(([kind]) => isLog(kind) && kind !== 'other-log')

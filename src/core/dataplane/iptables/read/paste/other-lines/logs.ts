@@ -5,7 +5,13 @@
 
 /** Whose log a line is: kube-proxy's, another component's named by its own files or words, or a
  * component its line does not name. */
-export type LogKind = 'kube-proxy-log' | 'flannel-log' | 'antrea-log' | 'kubelet-log' | 'other-log';
+export type LogKind =
+  | 'kube-proxy-log'
+  | 'kube-proxy-userspace-log'
+  | 'flannel-log'
+  | 'antrea-log'
+  | 'kubelet-log'
+  | 'other-log';
 
 /** A line's klog header: severity, month and day, time, process id, file:line, then the message;
  * after `grep -n` ("123:"), `grep -Hn` ("kube-proxy.log:123:") or up to two words a log viewer
@@ -56,6 +62,9 @@ export function logLine(line: string): { kind: LogKind; at: number } | undefined
 
 /** Whose klog line it is: by the file that logged it, else by the component its words name. */
 function klogKind(file: string, message: string): LogKind {
+  // the portal chains only kube-proxy's userspace proxier makes, whichever file logs them; the
+  // other proxiers remove its leftovers at start (userspace.CleanupLeftovers), naming them too
+  if (USERSPACE_CHAINS.test(message) && !CLEANUP.test(message)) return 'kube-proxy-userspace-log';
   if (KUBE_PROXY_FILES.test(file)) return 'kube-proxy-log';
   if (ANTREA_FILES.test(file)) return 'antrea-log';
   if (PROXY_FILES.test(file))
@@ -71,6 +80,12 @@ function klogKind(file: string, message: string): LogKind {
  * KUBE-POSTROUTING and KUBE-KUBELET-CANARY too, flannel and others their own). */
 const KUBE_PROXY_CHAINS =
   /\bKUBE-(?:SERVICES|NODEPORTS|EXTERNAL-SERVICES|FORWARD|PROXY-FIREWALL|PROXY-CANARY|NODE-PORT|LOAD-BALANCER|IPVS-(?:OUT-)?FILTER|(?:SVC|SEP|FW|XLB|EXT|SVL)-[A-Z0-9]{16})\b/;
+
+/** The portal chains kube-proxy's userspace proxier alone made (pkg/proxy/userspace, removed in
+ * 1.26): each Service's traffic sent to a port kube-proxy itself listens on. */
+const USERSPACE_CHAINS = /\bKUBE-(?:PORTALS|NODEPORT)-(?:CONTAINER|HOST)\b/;
+/** Removing them: `iptables -D/-F/-X` run, or the cleanup's own words. */
+const CLEANUP = /(?:^|[\s[])-[DFX] |\b(?:remov|delet|flush|clean)/i;
 
 /** The chains a log line names that kube-proxy's IPVS proxier alone makes (pkg/proxy/ipvs
  * iptablesChains: its iptables proxier writes KUBE-NODEPORTS, and no KUBE-LOAD-BALANCER). */
@@ -113,6 +128,7 @@ const RUN =
 /** What each log is, and what to run instead. */
 export const LOGS: Record<LogKind, string> = {
   'kube-proxy-log': `this is kube-proxy's log: it says what kube-proxy did and what failed, not which rules the node holds: ${RUN}`,
+  'kube-proxy-userspace-log': `this is kube-proxy's log, of its userspace proxier (it names KUBE-PORTALS-* or KUBE-NODEPORT-* chains, which only that mode makes; it was removed in Kubernetes 1.26): kube-proxy itself proxies each Service on a port of its own, its portal rules send the Service's traffic there, and which endpoint serves a connection is not in iptables; the log says what kube-proxy did, not what the node holds: run \`iptables-save\` on the node (its KUBE-PORTALS rules give each Service's portal) and give kdebug that`,
   'flannel-log': `this is flannel's log, not rules: flannel writes its own FLANNEL-* chains (masquerade, forward), not kube-proxy's Service rules: ${RUN}`,
   'antrea-log': `this is Antrea's agent log, not rules: where AntreaProxy replaces kube-proxy, Services are OVS flows (\`antctl get ovsflows\` in the agent Pod), else ${RUN}`,
   'kubelet-log': `this is the kubelet's log, not rules: the kubelet writes no Service rules (kube-proxy does): ${RUN}`,
