@@ -14,10 +14,26 @@ import {
  * the nat table pasted, or Cilium replaced kube-proxy (its CILIUM_ chains and no KUBE-SERVICES:
  * GKE Dataplane V2, kube-proxy-free). */
 export function noServiceRules(rs: Ruleset): string {
+  const said = familiesSaid(rs);
+  const router = kubeRouterChains(rs);
+  return router.length === 0
+    ? said
+    : `${said}; ${router.slice(0, 3).join(', ')}${router.length > 3 ? ' ...' : ''} ${router.length === 1 ? 'is' : 'are'} kube-router's (its network policy firewall), not kube-proxy's`;
+}
+
+/** The chains of kube-router's network policy controller the dump holds: its KUBE-ROUTER-INPUT,
+ * -FORWARD and -OUTPUT, each Pod's KUBE-POD-FW-* and each policy's KUBE-NWPLCY-*. */
+function kubeRouterChains(rs: Ruleset): string[] {
+  const names = rs.tables.flatMap((t) => t.chains.map((c) => c.name));
+  return [...new Set(names.filter((n) => /^KUBE-(?:ROUTER-|POD-FW-|NWPLCY-)/.test(n)))];
+}
+
+/** noServiceRules without what other components' chains the dump holds. */
+function familiesSaid(rs: Ruleset): string {
   // each family's tables on their own (kube-proxy writes them alike, a paste may hold them apart)
   const families = rs.families();
   if (families.length > 1) {
-    const said = families.map((f) => noServiceRules(rs.ofFamily(f)));
+    const said = families.map((f) => familiesSaid(rs.ofFamily(f)));
     return said.every((s) => s === said[0])
       ? said[0]!
       : families.map((f, i) => `${f}: ${said[i]}`).join('; ');
