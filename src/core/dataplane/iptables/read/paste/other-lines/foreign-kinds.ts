@@ -12,6 +12,8 @@ export type ForeignKind =
   | 'kube-proxy-ipset'
   | 'cilium'
   | 'cilium-map'
+  | 'cilium-endpoints'
+  | 'cilium-ct'
   | 'hns'
   | 'ovn'
   | 'kubectl'
@@ -64,6 +66,10 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug reads such a listing on its own: paste it alone (`kdebug rules --file`), or `cilium-dbg service list` from the Cilium agent Pod (anetd on GKE Dataplane V2)",
   'cilium-map':
     "this is one of Cilium's BPF load-balancer maps alone (`cilium-dbg bpf lb list --revnat`, `--backends`, `--frontends` or `--source-ranges`, or `cilium map get cilium_lb4_services_v2` / `cilium_lb4_backends`): it holds IDs, not which backends serve which Service; give kdebug `cilium-dbg bpf lb list` without a flag, or `cilium-dbg service list`, from the Cilium agent Pod",
+  'cilium-endpoints':
+    "this is Cilium's endpoint list (`cilium endpoint list`, or cilium-dbg's): the Pods Cilium manages on the node, with their identities, policy enforcement and addresses, not its Services: run `cilium-dbg service list` (or `cilium-dbg bpf lb list`) in the Cilium agent Pod and give kdebug that",
+  'cilium-ct':
+    "this is Cilium's connection tracking table (`cilium bpf ct list global`, or cilium-dbg's): each connection, and for one to a Service (its SVC entry) the backend ID it was sent to, not the Services and their backends: run `cilium-dbg service list` (or `cilium-dbg bpf lb list`) in the Cilium agent Pod and give kdebug that",
   hns: "this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`, or PowerShell's `Get-HnsPolicyList`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)",
   'calico-bpf-nat':
     "this is Calico eBPF's NAT map (`calico-node -bpf nat dump`): Calico's eBPF dataplane replaces kube-proxy, each Service address and port is a frontend line ('ADDR port P proto N id I count C local L') with its backends under it, not iptables rules; kdebug does not read it yet",

@@ -54,6 +54,17 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   ],
   [/^\d+ => \S+:\d+\S* \((?:active|terminating|quarantined|maintenance)\)/, 'cilium'],
   [/^\S+:\d+ +\S+:\d+ \(\d+\)(?: \(\d+\))?/, 'cilium'],
+  // `cilium endpoint list`: its header (ENFORCEMENT under its two POLICY titles), an endpoint's
+  // row, and its further labels (source:key=value) on lines of their own
+  [/^ENDPOINT +POLICY \(ingress\) +POLICY \(egress\) +IDENTITY +LABELS\b/, 'cilium-endpoints'],
+  [/^ENFORCEMENT +ENFORCEMENT\s*$/, 'cilium-endpoints'],
+  [
+    /^\d+ +(?:Disabled|Enabled)\b.* +\d+ +(?:reserved|k8s|container|unspec|cidr):\S/,
+    'cilium-endpoints',
+  ],
+  [/^(?:reserved|k8s|container|unspec|cidr):[\w./-]+(?:=\S*)?\s*$/, 'cilium-endpoints'],
+  // `cilium bpf ct list global`: a connection, its direction or SVC, its expiry and counters
+  [/^(?:TCP|UDP|ICMP|ICMPv6|SCTP|ANY) (?:IN|OUT|SVC) \S+ -> \S+ .*\bexpires=\d+/, 'cilium-ct'],
   // Windows: `hnsdiag list all`
   [/^(?:Networks|Endpoints|Namespaces|LoadBalancers|Policies):$/, 'hns'],
   [/^Name +ID(?: +Virtual Network Name)?$/, 'hns'],
