@@ -66,6 +66,13 @@ const textOf = (d: GivenDump): string =>
 const shownLabel = (o: RulesOptions, d: GivenDump): string =>
   o.file !== undefined ? `file ${d.label}` : d.label;
 
+/** Where a given dump's text says it came from: a paste (--file), or a node's dump (--ssh). */
+const givenSource = (o: RulesOptions, d: GivenDump): RulesSource => ({
+  label: shownLabel(o, d),
+  file: d.file,
+  ...(o.file === undefined ? { held: 'dump' as const } : {}),
+});
+
 /** The one dump of --file or --ssh, read as it was given. */
 async function givenDump(o: RulesOptions, g: GlobalOptions): Promise<GivenDump> {
   if (o.file !== undefined) {
@@ -118,7 +125,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       source: d.label,
       ruleset,
     });
-    return print(o, shown, ruleset, node.trees()!, { label: shownLabel(o, d), file: d.file });
+    return print(o, shown, ruleset, node.trees()!, givenSource(o, d));
   }
   // a snapshot's node, or without one the live cluster's (read again on ctrl-r in the TUI)
   const source = await readFacts(o, sourceContext(g), { rules: true });
@@ -138,7 +145,12 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
     recordedFamily(source.facts, name!),
   );
   const dataplane = node.dataplane();
-  const at = (dump: string) => ({ label: `node ${name}`, node: name, file: fileOf(name!, dump) });
+  const at = (dump: string) => ({
+    label: `node ${name}`,
+    node: name,
+    file: fileOf(name!, dump),
+    held: 'dump' as const,
+  });
   if (dataplane?.mode === 'nftables' || dataplane?.mode === 'ipvs' || dataplane?.mode === 'cilium')
     return print(o, shown, dataplane.table, node.trees()!, at(node.stateRead()!.source));
   const rs = node.ruleset();
@@ -169,7 +181,7 @@ function nftRules(
       g,
     );
   }
-  return print(o, shown, table, nftPasteTrees(table), { label: shownLabel(o, d), file: d.file });
+  return print(o, shown, table, nftPasteTrees(table), givenSource(o, d));
 }
 
 /** `ipvsadm -Ln` or `ipvsadm-save -n` output: IPVS mode's virtual servers as Service trees. */
@@ -185,7 +197,7 @@ function ipvsRules(o: RulesOptions, shown: string, d: GivenDump): number {
     d.file,
     'an ipvsadm listing',
   );
-  return print(o, shown, table, trees, { label: shownLabel(o, d), file: d.file });
+  return print(o, shown, table, trees, givenSource(o, d));
 }
 
 /** A Cilium agent's listing (service list, bpf lb list, db/show frontends): its frontends as
@@ -197,10 +209,7 @@ function ciliumRules(o: RulesOptions, shown: string, d: GivenDump): number {
     );
   const text = textOf(d);
   const table = parseCilium(text, d.file);
-  return print(o, shown, table, buildCiliumTrees(table, new Map()), {
-    label: shownLabel(o, d),
-    file: d.file,
-  });
+  return print(o, shown, table, buildCiliumTrees(table, new Map()), givenSource(o, d));
 }
 
 /** Says which lines around a pasted listing were skipped (a prompt, the command, prose). */

@@ -17,7 +17,7 @@ import {
   type RulesDump,
 } from './rules/dump.js';
 import { orphansUnproven } from '../core/dataplane/orphans.js';
-import { nftNoService, noServiceRules, unprovenText } from './rules/no-service.js';
+import { nftNoService, noServiceRules, unprovenText, type Held } from './rules/no-service.js';
 import { treeText } from './rules/tree-text.js';
 import { dumpWarnings, warningLines } from './rules/warnings.js';
 
@@ -33,6 +33,8 @@ export interface RulesSource {
   node?: string;
   /** The file the warnings' lines count in: FILE:LINE in the text. */
   file?: string;
+  /** A node's dump (recorded in a snapshot, read over ssh), not a paste: said "the dump". */
+  held?: Held;
 }
 
 /** The node's Service trees as text at `width` columns (none: unwrapped). */
@@ -42,6 +44,7 @@ export function rulesText(
   source: RulesSource,
   width = Infinity,
 ): string {
+  const held = source.held ?? 'paste';
   const out = [headline(dump, source.label)];
   // an nft or ipvsadm paste's skipped lines are told on stderr as it is read
   const said = dumpWarnings(dump).filter(
@@ -53,26 +56,26 @@ export function rulesText(
     out.push(
       isCilium(dump)
         ? dump.cut
-          ? `no Service found in the paste: the listing is not whole (line ${dump.cut[0]!.line}: ${dump.cut[0]!.reason})`
+          ? `no Service found in the ${held}: the listing is not whole (line ${dump.cut[0]!.line}: ${dump.cut[0]!.reason})`
           : 'no Service found (no frontend in the listing)'
         : isIpvs(dump)
           ? dump.noAddress
             ? `no Service found: the listing's virtual server lines hold no address (line ${dump.noAddress[0]})`
             : dump.cut !== undefined
-              ? `no Service found: the paste is cut at line ${dump.cut}, before any virtual server line (what the node holds is not in it)`
+              ? `no Service found: the ${held} is cut at line ${dump.cut}, before any virtual server line (what the node holds is not in it)`
               : dump.elided.length > 0
-                ? `no Service found in the paste: the listing is not whole (line ${dump.elided[0]} elides part of it)`
+                ? `no Service found in the ${held}: the listing is not whole (line ${dump.elided[0]} elides part of it)`
                 : 'no Service found (no virtual server in the listing)'
           : isNft(dump)
-            ? nftNoService(dump)
-            : noServiceRules(dump),
+            ? nftNoService(dump, held)
+            : noServiceRules(dump, held),
     );
-  for (const t of trees.services) out.push(...treeText(t), '');
-  const unproven = orphansOf(dump);
+  for (const t of trees.services) out.push(...treeText(t, held), '');
+  const unproven = orphansOf(dump, held);
   const chains = trees.orphans
     .map(
       (o) =>
-        `${o.chain} (${o.family ? `${o.family}, ` : ''}${o.partial ? `${count(o.rules, 'rule')} in the paste, ${o.partial}` : count(o.rules, 'rule')})`,
+        `${o.chain} (${o.family ? `${o.family}, ` : ''}${o.partial ? `${count(o.rules, 'rule')} in the ${held}, ${o.partial}` : count(o.rules, 'rule')})`,
     )
     .join(', ');
   // a table read in part proves no chain unreached: they are named, not called orphans
@@ -83,7 +86,7 @@ export function rulesText(
           ? `orphan chains: not known (${unproven})`
           : 'orphan chains: none'
         : unproven
-          ? `chains no rule in the paste reaches, not called orphans (${unproven}): ${chains}`
+          ? `chains no rule in the ${held} reaches, not called orphans (${unproven}): ${chains}`
           : `orphan chains (no entry point reaches them): ${chains}`,
     );
   const shown = new Set<ServiceTree>();
@@ -94,9 +97,9 @@ export function rulesText(
       const ruled = trees.orphans.some((p) => p.tree === o.tree && p.rules > 0);
       out.push(
         '',
-        `what ${o.tree.chains.svc ?? o.chain} would do if an entry point reached it${ruled ? '' : ' (it holds no rules in the paste)'}:`,
+        `what ${o.tree.chains.svc ?? o.chain} would do if an entry point reached it${ruled ? '' : ` (it holds no rules in the ${held})`}:`,
       );
-      out.push(...treeText(o.tree));
+      out.push(...treeText(o.tree, held));
     }
   return wrapIndented(out, width).join('\n') + '\n'; // wrap sanitises
 }
@@ -137,7 +140,7 @@ const plain = (ep: TreeEndpoint) =>
 
 /** The document `rules -o json` prints (schema/rules.vN.json). */
 export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSource) {
-  const unproven = orphansOf(dump);
+  const unproven = orphansOf(dump, source.held);
   const endpoint = (ep: TreeEndpoint): EndpointDoc => {
     // most endpoints carry no optional field but a Cilium backend's state: one literal, all its
     // fields in the object (built field by field, each went on in a property array of its own)
@@ -291,7 +294,7 @@ export const searchJson = (query: string, hits: SearchHit[]): string =>
   jsonText(searchDoc(query, hits));
 
 /** Why the dump proves no chain an orphan, in words (IPVS and Cilium have none to prove). */
-function orphansOf(d: RulesDump): string | undefined {
+function orphansOf(d: RulesDump, held?: Held): string | undefined {
   const unproven = isCilium(d) || isIpvs(d) ? undefined : orphansUnproven(d);
-  return unproven && unprovenText(unproven);
+  return unproven && unprovenText(unproven, held);
 }

@@ -26,8 +26,10 @@ describe('kdebug rules', () => {
       assert.doesNotMatch(text, /orphan chains \(/);
       assert.match(
         text,
-        /^chains no rule in the paste reaches, not called orphans \(the dump is cut/m,
+        /^chains no rule in the dump reaches, not called orphans \(the dump is cut/m,
       );
+      // a node's recorded dump is no paste
+      assert.doesNotMatch(text, /\bpaste\b/);
       const doc = JSON.parse(kdebug([...args, '-o', 'json']).stdout);
       assert.ok(doc.orphans.length > 0);
       for (const o of doc.orphans)

@@ -9,6 +9,7 @@ import {
   type TreeEndpoint,
 } from '../../core/dataplane/trees.js';
 import { hostPort } from '../../core/ipv6.js';
+import type { Held } from './no-service.js';
 
 function entryText(e: EntryPoint): string {
   const kind = e.label ?? ENTRY_KIND_TEXT[e.kind];
@@ -60,7 +61,7 @@ const masqueradeText = (m: MasqueradeRule) =>
 const l7ProxyText = (p: NonNullable<EntryPoint['l7Proxy']>) =>
   `Cilium's L7 proxy (Envoy) on this node${p.port ? `, port ${p.port}` : ' (its port not in this listing)'}`;
 
-function endpointText(ep: TreeEndpoint): string {
+function endpointText(ep: TreeEndpoint, held: Held): string {
   if (ep.cilium) {
     const share = ep.shareUnknown ? '?' : percent(ep.probability);
     const state = `${ep.cilium.state ?? 'state not in the listing'}${ep.cilium.preferred === undefined ? '' : ep.cilium.preferred ? ', preferred' : ', not preferred'}`;
@@ -72,7 +73,7 @@ function endpointText(ep: TreeEndpoint): string {
       ? 'affinity'
       : percent(ep.probability);
   let to = ep.addressFromComment
-    ? `DNAT -> ${ep.address} (from kube-proxy's comment on the jump: chain not in this paste)`
+    ? `DNAT -> ${ep.address} (from kube-proxy's comment on the jump: chain not in this ${held})`
     : ep.address
       ? ep.forward
         ? `${ep.forward === 'route' ? 'direct routing (Route)' : 'IP-in-IP (Tunnel)'}, no DNAT -> ${ep.address}`
@@ -83,9 +84,9 @@ function endpointText(ep: TreeEndpoint): string {
           ? `DNAT -> a host whose name starts ${ep.hostStart} (cut), port unknown`
           : 'no DNAT rule';
   if (ep.chainMissing && !ep.addressFromComment)
-    to = 'chain not in this paste: DNAT target unknown';
+    to = `chain not in this ${held}: DNAT target unknown`;
   else if (ep.chainPartial && !ep.address && !ep.inferredIP)
-    to = `DNAT target not in the paste (its chain: ${ep.chainPartial})`;
+    to = `DNAT target not in the ${held} (its chain: ${ep.chainPartial})`;
   const marks = [
     ep.shareUnknown ? `share unknown: ${ep.shareUnknown}` : '',
     // what the rule says of the connections that reach it, no share of the Service's
@@ -110,7 +111,7 @@ const unnamedHead = (t: ServiceTree): string => {
   return !t.clusterIP && t.hash && own ? `${own}${t.protocol ? `/${t.protocol}` : ''}` : t.id;
 };
 
-export function treeText(t: ServiceTree): string[] {
+export function treeText(t: ServiceTree, held: Held = 'paste'): string[] {
   const head = [t.name ? portNameText(t.name) : unnamedHead(t)];
   if (t.name && t.clusterIP)
     head.push(
@@ -121,11 +122,11 @@ export function treeText(t: ServiceTree): string[] {
   const out = [head.join('  ')];
   if (t.entryAbsent)
     out.push(
-      `  entry not in this paste (${t.chains.svc && !t.chains.svc.startsWith('KUBE-') ? 'no service-ips element for it' : 'no KUBE-SERVICES rules in it'})`,
+      `  entry not in this ${held} (${t.chains.svc && !t.chains.svc.startsWith('KUBE-') ? 'no service-ips element for it' : 'no KUBE-SERVICES rules in it'})`,
     );
   for (const e of t.entries) out.push(`  entry  ${entryText(e)}`);
   for (const c of t.absentChains ?? [])
-    out.push(`  ${c}  (chain not in this paste: its endpoints are unknown)`);
+    out.push(`  ${c}  (chain not in this ${held}: its endpoints are unknown)`);
   for (const m of t.masquerade)
     out.push(`  masquerade  ${masqueradeText(m)}  (${m.chain}${m.line ? ` line ${m.line}` : ''})`);
   for (const v of t.verdicts)
@@ -139,12 +140,14 @@ export function treeText(t: ServiceTree): string[] {
     const none = proxied
       ? `  (new connections go to ${l7ProxyText(proxied)}, not to a backend of the map: Envoy's own configuration, not in this listing, picks the upstream)`
       : t.partial
-        ? `  (the paste may not hold all its rules: ${t.partial})`
+        ? `  (the ${held} may not hold all its rules: ${t.partial})`
         : eps.length === 0
           ? `  (${empty})`
           : '';
     out.push(`  ${title}${none}`);
-    eps.forEach((ep, i) => out.push(`  ${i === eps.length - 1 ? '└─' : '├─'}${endpointText(ep)}`));
+    eps.forEach((ep, i) =>
+      out.push(`  ${i === eps.length - 1 ? '└─' : '├─'}${endpointText(ep, held)}`),
+    );
   };
   // Cilium's frontends have no chains: their backends are the frontend's own
   const cilium = t.entries.some((e) => e.from === 'cilium');
