@@ -84,6 +84,9 @@ export class Cuts {
     }
     // a table the paste's last line elides is left open there, not cut
     const cut = (noCommit && this.state.endsElided?.table !== t) || this.state.cutTable === t;
+    // a chain listed whole has no rule past a COMMIT its listing never prints; a line cut short
+    // still cuts it
+    const whole = this.state.cutTable === t ? new Set<number>() : this.wholeListed(t);
     // iptables -L lists each chain's rules under its Chain line: only the one cut may go on
     const listed = this.state.options.listView !== undefined;
     let declared = false;
@@ -91,7 +94,7 @@ export class Cuts {
       if (t.chainLine(c) === undefined) continue;
       declared = true;
       // an -L listing's cut spares the chains before it; an elision may hide any chain's rules
-      if (((cut && !listed) || elided) && t.ruleCountOf(c) === 0)
+      if (((cut && !listed && !whole.has(c)) || elided) && t.ruleCountOf(c) === 0)
         t.partial.set(
           t.nameOf(c),
           cut
@@ -126,7 +129,7 @@ export class Cuts {
     }
     const last = this.state.lastTable === t ? this.state.lastChain : -1;
     // a COMMIT the paste holds ends its last chain
-    if (last >= 0 && (cut || (!declared && !t.committed)))
+    if (last >= 0 && !whole.has(last) && (cut || (!declared && !t.committed)))
       t.partial.set(
         t.nameOf(last),
         cut
@@ -134,7 +137,7 @@ export class Cuts {
           : 'the paste ends inside it and declares no chain: more of its rules may follow',
       );
     this.markDiff(t);
-    this.markFiltered(t);
+    this.markFiltered(t, this.wholeListed(t));
     this.markListRows(t);
     this.markListedRules(t);
     // the rule kube-proxy writes last in a Service's chain ends it: what the paste leaves out
@@ -166,14 +169,17 @@ export class Cuts {
 
   /** The chains a grep without context options printed only the matching rules of: partial, its
    * reason said over a cut's (the grep, not the paste's end, is why). */
-  private markFiltered(t: Table): void {
+  private markFiltered(t: Table, whole: ReadonlySet<number>): void {
     for (const f of this.state.grep.filtered) {
       // -L's rows are read as rules in another spelling: their text is not what grep matched
       if (this.state.options.listView === undefined && !printedBy(t, f)) {
         this.notGrepped.add(f);
         continue;
       }
-      const chains = filteredChains(t, f, this.state.options.listView === undefined);
+      // a chain another command listed whole: this grep's lines of it are some of those rules
+      const chains = filteredChains(t, f, this.state.options.listView === undefined).filter(
+        (c) => !whole.has(c),
+      );
       for (const c of chains) {
         const name = t.nameOf(c);
         t.partial.set(
@@ -191,6 +197,25 @@ export class Cuts {
         );
       }
     }
+  }
+
+  /** The chains the paste lists whole: `iptables -S CHAIN` prints every rule of its chain, and a
+   * grep whose fixed pattern every `-A CHAIN` line holds prints every rule of that chain (where it
+   * printed one: a chain declared without any may have its rules past a cut). */
+  private wholeListed(t: Table): Set<number> {
+    const whole = new Set<number>();
+    for (const typed of this.state.listedChains.get(t) ?? [])
+      if (typed.chain !== undefined && !typed.part && t.indexOf(typed.chain) >= 0)
+        whole.add(t.indexOf(typed.chain));
+    if (this.state.options.listView !== undefined) return whole;
+    for (const f of this.state.grep.filtered) {
+      const within = (line: number | undefined) =>
+        line !== undefined && line >= f.start && line <= f.end;
+      const shown = filteredChains(t, f, true);
+      for (let c = 0; c < t.chainCount; c++)
+        if (!shown.includes(c) && t.ruleIdsOf(c).some((id) => within(t.line(id)))) whole.add(c);
+    }
+    return whole;
   }
 
   /** The chains an `iptables -L` row among save or -S rules may be a rule of (not read): the chain
