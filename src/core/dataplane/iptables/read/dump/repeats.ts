@@ -126,14 +126,24 @@ export class Repeats {
   private rerun(table: Table, chain: number, r: RuleAt): boolean {
     let shown = this.shown.get(table);
     if (!shown) this.shown.set(table, (shown = new Set()));
+    const fresh = (id: number) => table.line(id) < this.runStart && !shown.has(id);
     for (const j of this.alike(table, chain, r)) {
       const id = table.ruleIdOf(chain, j);
-      if (
-        table.line(id) >= this.runStart ||
-        shown.has(id) ||
-        !table.ruleStore.ruleTextIs(id, r.a, r.e)
-      )
-        continue;
+      if (!fresh(id) || !table.ruleStore.ruleTextIs(id, r.a, r.e)) continue;
+      shown.add(id);
+      return true;
+    }
+    // `iptables -S -v` prints each rule's counters inside it ("-c 0 0" before its target): the
+    // same rule as another listing's line without them
+    const line = text(this.buf, r.a, r.e);
+    const bare = withoutCounters(line);
+    // neither this line nor the chain's rules printed so (a chain's rules share one listing's form)
+    if (bare === line && !IN_RULE_COUNTERS.test(table.text(table.ruleIdOf(chain, 0)))) return false;
+    for (let j = 0; j < table.ruleCountOf(chain); j++) {
+      const id = table.ruleIdOf(chain, j);
+      if (!fresh(id)) continue;
+      const other = table.text(id).replace(/^\[\d+:\d+\] /, '');
+      if (withoutCounters(other) !== bare) continue;
       shown.add(id);
       return true;
     }
@@ -244,6 +254,10 @@ export class Repeats {
 }
 
 const FIRST: readonly number[] = [0];
+
+/** The counters `iptables -S -v` prints inside a rule, before its target. */
+const IN_RULE_COUNTERS = / -c \d+ \d+(?= |$)/;
+const withoutCounters = (rule: string) => rule.replace(IN_RULE_COUNTERS, '');
 
 const push = (index: Map<number, number[]>, hash: number, k: number) => {
   const at = index.get(hash);
