@@ -2,6 +2,7 @@
 // (an `iptables -S` listing, a grep'ed save) gathered into a section and closed into the table
 // that a command typed above it (typed-commands.ts), its built-in chains or its kube-proxy chains
 // name; chain declarations, a table or chain pasted twice.
+import { excerpt } from '../../../../sanitize.js';
 import { text } from '../lexer.js';
 import { TABLES } from '../ruleset.js';
 import { Table } from '../table.js';
@@ -299,6 +300,19 @@ export class Sections {
       );
       return;
     }
+    // `iptables -S CHAIN` typed again for a chain listed above (the chain as it is after a change):
+    // the later listing is read, the one it follows is the chain as it was
+    const again =
+      same && relisted(this.state.listedChains.get(same), this.state.listedChains.get(t));
+    if (same && again) {
+      this.state.warn(
+        'table',
+        `\`${excerpt(again.command, 60)}\` (line ${again.line}) lists ${again.chain} again, after the listing from line ${same.startLine}: the chain as it was before a change; the listings from line ${t.startLine} are read, those from line ${same.startLine} (${same.chains.map((c) => c.name).join(', ')}) are not`,
+        same.startLine ?? null,
+      );
+      this.state.tables.splice(this.state.tables.indexOf(same), 1, t);
+      return;
+    }
     // two dumps of one family's table back to back, each with its built-in chains: as two -L
     // listings, the one with more rules is read, said so
     if (
@@ -344,6 +358,14 @@ export class Sections {
     }
     this.state.tables.push(t);
   }
+}
+
+/** The typed `iptables -S CHAIN` of a run of one-chain listings that lists a chain an earlier run
+ * listed too: the same command typed again. */
+function relisted(before: Typed[] | undefined, after: Typed[] | undefined): Typed | undefined {
+  if (!before?.length || !after?.length) return undefined;
+  const listed = new Set(before.map((x) => x.chain));
+  return after.find((x) => x.chain !== undefined && !x.part && listed.has(x.chain));
 }
 
 /** Whether every chain of `b` holds the same rules, in order, in `a` (a paste repeated). */
