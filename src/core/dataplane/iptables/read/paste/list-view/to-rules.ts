@@ -60,6 +60,8 @@ const NO_CHAIN = {
 
 /** A markdown fence: the quoted block's first or last line. */
 const FENCE = /^[ \t]*(?:```|~~~)/;
+/** An arrow an author draws before a row to point at it: two dashes or equals signs or more. */
+const ARROW = /^[ \t]*(?:-{2,}|={2,})>[ \t]+/;
 /** The built-in chains in the order -L lists them. */
 const BUILT_IN = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
 
@@ -78,6 +80,7 @@ export function listViewToRules(text: string): ListViewRules {
   const joined: number[] = [];
   const joinedHeads: number[] = [];
   let noInterfaces: number | undefined; // the first column header without in/out columns
+  const arrows: number[] = [];
   // -L prints a column header once under each Chain line: another under the same chain is the
   // next chain's, its Chain line left out, so the rows under it are no chain's the paste names
   let chainless: number | undefined;
@@ -219,6 +222,16 @@ export function listViewToRules(text: string): ListViewRules {
         return `${a.text} ${b.text}`;
       }
     }
+    // an arrow the author drew before a row to point at it ("--> 9   540 KUBE-MARK-MASQ ..."):
+    // the row after it is read
+    const arrow = ARROW.exec(line)?.[0];
+    const pointed = arrow ? ruleOf(line.slice(arrow.length), chain, columns, false) : undefined;
+    if (pointed && !('cut' in pointed)) {
+      arrows.push(i + 1);
+      if (pointed.plain) plain ??= i + 1;
+      if (pointed.unread) unread.push(i + 1);
+      return pointed.text;
+    }
     const rule = ruleOf(line, chain, columns, i === lastText);
     // cut mid-rule: the rules parser says so, and takes its chain as read only in part
     if (rule && 'cut' in rule) {
@@ -245,6 +258,12 @@ export function listViewToRules(text: string): ListViewRules {
       line: plain,
       message:
         '-L without -n prints names, not numbers: a name kdebug cannot turn back into an address or port is kept on its rule as not read',
+    });
+  if (arrows.length > 0)
+    notes.push({
+      line: arrows[0]!,
+      message: `${lineList(arrows)}: an arrow drawn before the row, read without it`,
+      lines: arrows,
     });
   for (const [at, what] of [
     [joined, "a rule's first columns (its counters or number)"],
