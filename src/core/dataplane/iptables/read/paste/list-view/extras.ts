@@ -13,6 +13,8 @@ interface Extras {
   targetOptions: string[];
   plain: boolean;
   unread: boolean;
+  /** A value is a template's placeholder ("{{ service port }}"): kept as not read. */
+  placeholder?: true;
   /** What -L printed of a match or target option that is not whole: the line was cut in it. */
   incomplete?: string;
 }
@@ -68,6 +70,9 @@ export function missingOption(target: string | undefined, x: Extras): boolean {
 
 export const excerptEnd = (s: string) => (s.length > 40 ? `…${s.slice(-40)}` : s);
 
+/** A template's placeholder typed where -L prints a value: one value, blanks and all. */
+export const PLACEHOLDER = /^\{\{[^{}]*\}\}$/;
+
 /** The matches and target options -L printed after the destination, in -S form. */
 export function extrasOf(rest: string, target: string | undefined): Extras {
   const x: Extras = { matches: [], targetOptions: [], plain: false, unread: false };
@@ -80,22 +85,26 @@ export function extrasOf(rest: string, target: string | undefined): Extras {
   /** A port or range as -S writes it; undefined for a name /etc/services does not give. */
   const port = (p: string): string | undefined => {
     const n = p.split(':').map((v) => (/^\d+$/.test(v) ? v : SERVICE_PORTS.get(v)?.toString()));
-    if (p.split(':').some((v) => !/^\d+$/.test(v))) x.plain = true;
+    // a template's placeholder ("{{ service port }}") is no name -n would have turned to a number
+    if (!PLACEHOLDER.test(p) && p.split(':').some((v) => !/^\d+$/.test(v))) x.plain = true;
     return n.every((v) => v !== undefined) ? n.join(':') : undefined;
   };
   while (s.length > 0) {
     let m: RegExpExecArray | null;
     if (s.startsWith('/* ')) {
       x.matches.push(`-m comment --comment ${quoted(commentOf())}`);
-    } else if ((m = take(/^(tcp|udp|sctp)((?: (?:spts?|dpts?):!?\S+)*)(?=\s|$)/))) {
+    } else if (
+      (m = take(/^(tcp|udp|sctp)((?: (?:spts?|dpts?):!?(?:\{\{[^{}]*\}\}|\S+))*)(?=\s|$)/))
+    ) {
       const opts: string[] = [];
       const unreadPorts: string[] = [];
-      for (const p of m[2]!.trim().split(' ').filter(Boolean)) {
-        const [, dir, not, value] = /^(s|d)pts?:(!?)(\S+)$/.exec(p) ?? [];
+      for (const [p] of m[2]!.matchAll(/(?:spts?|dpts?):!?(?:\{\{[^{}]*\}\}|\S+)/g)) {
+        const [, dir, not, value] = /^(s|d)pts?:(!?)(.+)$/.exec(p) ?? [];
         const v = value === undefined ? undefined : port(value);
         if (v !== undefined) opts.push(`${not ? '! ' : ''}--${dir}port ${v}`);
         else {
-          x.unread = true;
+          if (PLACEHOLDER.test(value!)) x.placeholder = true;
+          else x.unread = true;
           unreadPorts.push(unreadMatch(`${m[1]} ${p}`));
         }
       }

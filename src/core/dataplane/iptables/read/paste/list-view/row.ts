@@ -2,7 +2,7 @@
 // protocol, addresses and interfaces, then what it printed after them; a row cut short, or a
 // second row run on after it.
 import type { Columns } from './columns.js';
-import { extrasOf, excerptEnd, missingOption } from './extras.js';
+import { extrasOf, excerptEnd, missingOption, PLACEHOLDER } from './extras.js';
 import { unreadMatch } from './unread.js';
 
 const PROTOCOLS: Record<string, string> = {
@@ -54,7 +54,10 @@ export function ruleOf(
   chain: string,
   cols: Columns,
   last: boolean,
-): { text: string; plain: boolean; unread: boolean } | { cut: string } | undefined {
+):
+  | { text: string; plain: boolean; unread: boolean; placeholder?: true }
+  | { cut: string }
+  | undefined {
   // a template's placeholder typed where -L prints an address ("{{ node's external ip }}"): one
   // column, blanks and all (-L prints none inside a column)
   const words = [...line.matchAll(/\{\{[^{}]*\}\}|\S+/g)];
@@ -96,6 +99,7 @@ export function ruleOf(
   const after = words[k]!.index! + destination.length;
   let plain = false;
   let unread = false;
+  let placeholder = false;
   const parts = [`-A ${chain}`];
   const v6 = source.includes(':') || destination.includes(':');
   for (const [flag, what, value] of [
@@ -105,7 +109,10 @@ export function ruleOf(
     const a = address(value, v6);
     // the paste's last line, cut mid-address after its target and protocol
     if (a === 'cut' && last) return { cut: `${printed}, and its ${what} cut at "${value}"` };
-    if (a === 'name' || a === 'cut') {
+    if (PLACEHOLDER.test(value.replace(/^!/, ''))) {
+      placeholder = true;
+      parts.push(unreadMatch(`${what} ${value}`));
+    } else if (a === 'name' || a === 'cut') {
       plain = true;
       parts.push(unreadMatch(`${what} ${value}`));
     } else if (a) parts.push(`${a.not ? '! ' : ''}${flag} ${a.cidr}`);
@@ -131,7 +138,12 @@ export function ruleOf(
   unread ||= extras.unread;
   parts.push(...extras.matches);
   if (target) parts.push(`-j ${target}`, ...extras.targetOptions);
-  return { text: parts.join(' '), plain, unread };
+  return {
+    text: parts.join(' '),
+    plain,
+    unread,
+    ...(placeholder || extras.placeholder ? { placeholder: true as const } : {}),
+  };
 }
 
 /** A source or destination column: none for "any", a CIDR, or a name -L printed for it. */

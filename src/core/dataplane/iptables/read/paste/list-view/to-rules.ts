@@ -81,6 +81,7 @@ export function listViewToRules(text: string): ListViewRules {
   const joinedHeads: number[] = [];
   let noInterfaces: number | undefined; // the first column header without in/out columns
   const arrows: number[] = [];
+  const placeholders: number[] = []; // rows with a template's {{ placeholder }} for a value
   // -L prints a column header once under each Chain line: another under the same chain is the
   // next chain's, its Chain line left out, so the rows under it are no chain's the paste names
   let chainless: number | undefined;
@@ -241,6 +242,7 @@ export function listViewToRules(text: string): ListViewRules {
     if (!rule) return line;
     if (rule.plain) plain ??= i + 1;
     if (rule.unread) unread.push(i + 1);
+    if (rule.placeholder) placeholders.push(i + 1);
     return rule.text;
   });
   // the listing starts at its first row above a Chain line, else at its first Chain line
@@ -258,6 +260,12 @@ export function listViewToRules(text: string): ListViewRules {
       line: plain,
       message:
         '-L without -n prints names, not numbers: a name kdebug cannot turn back into an address or port is kept on its rule as not read',
+    });
+  if (placeholders.length > 0)
+    notes.push({
+      line: placeholders[0]!,
+      message: `${lineList(placeholders)}: a template's placeholder ({{ … }}) where -L prints a value: the author's, not what the node holds, kept on its rule as not read`,
+      lines: placeholders,
     });
   if (arrows.length > 0)
     notes.push({
