@@ -14,6 +14,7 @@ export type ForeignKind =
   | 'cilium-map'
   | 'cilium-endpoints'
   | 'cilium-ct'
+  | 'cilium-status'
   | 'hns'
   | 'ovn'
   | 'kubectl'
@@ -70,6 +71,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "this is Cilium's endpoint list (`cilium endpoint list`, or cilium-dbg's): the Pods Cilium manages on the node, with their identities, policy enforcement and addresses, not its Services: run `cilium-dbg service list` (or `cilium-dbg bpf lb list`) in the Cilium agent Pod and give kdebug that",
   'cilium-ct':
     "this is Cilium's connection tracking table (`cilium bpf ct list global`, or cilium-dbg's): each connection, and for one to a Service (its SVC entry) the backend ID it was sent to, not the Services and their backends: run `cilium-dbg service list` (or `cilium-dbg bpf lb list`) in the Cilium agent Pod and give kdebug that",
+  'cilium-status':
+    "this is Cilium's status (`cilium-dbg status`, `--verbose`'s KubeProxyReplacement details): Cilium replaces kube-proxy on this node, and its status lists its settings, not a Service, frontend or backend; give kdebug `cilium-dbg service list` (or `cilium-dbg bpf lb list`) from the Cilium agent Pod",
   hns: "this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`, or PowerShell's `Get-HnsPolicyList`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)",
   'calico-bpf-nat':
     "this is Calico eBPF's NAT map (`calico-node -bpf nat dump`): Calico's eBPF dataplane replaces kube-proxy, each Service address and port is a frontend line ('ADDR port P proto N id I count C local L') with its backends under it, not iptables rules; kdebug does not read it yet",

@@ -65,6 +65,17 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^(?:reserved|k8s|container|unspec|cidr):[\w./-]+(?:=\S*)?\s*$/, 'cilium-endpoints'],
   // `cilium bpf ct list global`: a connection, its direction or SVC, its expiry and counters
   [/^(?:TCP|UDP|ICMP|ICMPv6|SCTP|ANY) (?:IN|OUT|SVC) \S+ -> \S+ .*\bexpires=\d+/, 'cilium-ct'],
+  // Cilium's status: the agent's fields (cilium-dbg status) and its KubeProxyReplacement details
+  // (--verbose), each "Name:   value"
+  [
+    /^(?:KubeProxyReplacement(?: Details)?|Socket LB(?: Tracing| Coverage)?|Backend Selection|Graceful Termination|NAT46\/64 Support|XDP Acceleration|KVStore|Cilium health daemon|Host Routing|Masquerading|Controller Status|Proxy Status|Global Identity Range|Cluster health|NodeMonitor|CNI Chaining|BandwidthManager|Host firewall):(?:[ \t]|$)/,
+    'cilium-status',
+  ],
+  [/^Session Affinity:[ \t]+(?:Enabled|Disabled)\s*$/, 'cilium-status'],
+  [
+    /^- (?:ClusterIP|NodePort|LoadBalancer|externalIPs|HostPort):[ \t]+(?:Enabled|Disabled)\b/,
+    'cilium-status',
+  ],
   // Windows: `hnsdiag list all`
   [/^(?:Networks|Endpoints|Namespaces|LoadBalancers|Policies):$/, 'hns'],
   [/^Name +ID(?: +Virtual Network Name)?$/, 'hns'],
