@@ -80,7 +80,7 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "these are the kernel's log lines of iptables' TRACE target (`TRACE: TABLE:CHAIN:rule:N` and the packet's fields): the rules one packet walked, by their number in each chain, not the rules themselves; run `iptables-save` on that node (rule N of a chain is its Nth -A line there) and give kdebug that",
   'ovs-flows':
     "these are Open vSwitch (OVS) flows (`ovs-ofctl dump-flows`, Antrea's `antctl get ovsflows`): AntreaProxy (or OVN) implements Services as OpenFlow flows and select groups, not kube-proxy rules; kdebug does not read them yet: in `antctl get ovsflows -S NAME -n NAMESPACE` a Service's group has a bucket per endpoint",
-  ovn: "this is OVN's load balancers (`ovn-nbctl lb-list`, or `list load_balancer`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
+  ovn: "this is OVN's northbound database (`ovn-nbctl lb-list`, `list load_balancer`, or `show`'s switches and ports): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: in `ovn-nbctl lb-list` each VIP line lists its backends",
   ...LOGS,
   'nft-rules':
     "these are nftables rules in nft's own syntax, lines of a chain without their table: kdebug reads kube-proxy's nftables table whole (`nft list table ip kube-proxy`, nftables mode) and iptables' rules as `iptables-save` prints them",

@@ -99,6 +99,15 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   ],
   // OVN: `ovn-nbctl lb-list` / `lr-lb-list` / `ls-lb-list`
   [/^UUID +LB +PROTO +VIP +IPs$/, 'ovn'],
+  // `ovn-nbctl show`: each logical switch or router by UUID and name, its ports, their fields
+  [
+    /^(?:switch|router) [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} \(.*\)$/,
+    'ovn',
+  ],
+  [
+    /^(?:type: (?:router|localnet|localport|virtual|patch|l3gateway|external|vtep|remote|chassisredirect)|router-port: \S+|addresses: \[".*"\]|port \S+ \(aka \S+\))$/,
+    'ovn',
+  ],
   // `ovn-nbctl list load_balancer`: OVSDB records, "column : value"
   [/^(?:_uuid|vips|ip_port_mappings|selection_fields|health_check) +: /, 'ovn'],
   [
