@@ -296,7 +296,8 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
           : 'the paste shows no real server lines (filtered, as by grep): its real servers are unknown';
   return {
     kind: 'ipvs',
-    view: r.view ?? 'list',
+    // counter views beside an -L listing of the same virtual servers: -L gave their weights
+    view: r.listed ? 'list' : (r.view ?? 'list'),
     names,
     services,
     skipped: r.skipped,

@@ -32,7 +32,17 @@ export function readRealServerLine(r: ListingRead, t: string, no: number): boole
     unreadable(r, no, `not a real server's address:port: ${t.slice(0, 200)}`);
     return true;
   }
-  if (current.realServers.some((s) => s.address === address)) {
+  const again = current.realServers.find((s) => s.address === address);
+  if (again) {
+    // -L's row of a real server a counters view (--stats, --rate) printed first: its forwarding
+    // and weight, which that view leaves out
+    if (again.weight === undefined) {
+      const listed = realServer(address, words, r.view, r.columns, no);
+      if (listed.weight !== undefined) {
+        again.weight = listed.weight;
+        if (listed.forward !== undefined) again.forward = listed.forward;
+      }
+    }
     r.duplicates.push(no);
     return true;
   }

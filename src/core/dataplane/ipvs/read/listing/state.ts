@@ -38,6 +38,8 @@ export interface ListingRead {
   /** An elision no ipvsadm-save line has followed yet. */
   savedAfter?: number;
   view?: IpvsView;
+  /** An -L header was read: a listing that prints schedulers and weights, whatever views follow. */
+  listed?: true;
   /** What the words after a real server's address are. */
   columns: string[];
   /** A real server's row showed words after its address: one at the paste's end without them

@@ -66,6 +66,7 @@ function readHeader(r: ListingRead, t: string, no: number): boolean {
   if (no === r.last && headerCut(m[1]!)) r.cut = no;
   r.listingAt = no;
   r.view = /^Conns\b/.test(m[1]!) ? 'stats' : /^CPS\b/.test(m[1]!) ? 'rate' : 'list';
+  if (r.view === 'list') r.listed = true;
   // --persistent-conn: the real servers' columns on this line, and no Forward column
   if (/^Weight\b/.test(m[1]!)) r.columns = m[1]!.split(/\s+/);
   r.inListing = r.header = true;

@@ -102,6 +102,9 @@ function addService(
   const another = seen !== undefined && (nameCut || hostName(m[2]!)) && seen.line > r.listingAt;
   if (seen && !another) {
     r.duplicates.push(no); // the same virtual server again: its real servers are read once
+    // -L's line of it after a counters view's (--stats, --rate): the scheduler that view leaves out
+    if (seen.scheduler === undefined && scheduler !== undefined && SCHEDULERS.has(scheduler))
+      seen.scheduler = scheduler;
     r.current = seen;
     return;
   }
