@@ -16,6 +16,7 @@ export type ForeignKind =
   | 'cilium-ct'
   | 'cilium-status'
   | 'hns'
+  | 'klipper-lb'
   | 'ovn'
   | 'kubectl'
   | LogKind
@@ -74,6 +75,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
   'cilium-status':
     "this is Cilium's status (`cilium-dbg status`, `--verbose`'s KubeProxyReplacement details): Cilium replaces kube-proxy on this node, and its status lists its settings, not a Service, frontend or backend; give kdebug `cilium-dbg service list` (or `cilium-dbg bpf lb list`) from the Cilium agent Pod",
   hns: "this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`, or PowerShell's `Get-HnsPolicyList`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)",
+  'klipper-lb':
+    "this is klipper-lb's log (k3s ServiceLB's svclb-* Pods, its entry script traced by sh -x): the iptables commands it runs inside its own Pod to send the node's port to the Service (DNAT to its cluster IP, then MASQUERADE), and what they printed, not the node's kube-proxy rules: run `iptables-save` on the node and give kdebug that",
   'calico-bpf-nat':
     "this is Calico eBPF's NAT map (`calico-node -bpf nat dump`): Calico's eBPF dataplane replaces kube-proxy, each Service address and port is a frontend line ('ADDR port P proto N id I count C local L') with its backends under it, not iptables rules; kdebug does not read it yet",
   'iptables-trace':

@@ -76,6 +76,20 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     /^- (?:ClusterIP|NodePort|LoadBalancer|externalIPs|HostPort):[ \t]+(?:Enabled|Disabled)\b/,
     'cilium-status',
   ],
+  // klipper-lb's entry script (k3s ServiceLB) under `set -ex`: sh's trace of the commands it runs,
+  // the protocol upper-case as k3s passes it (DEST_PROTO=TCP), and its own lines
+  [
+    /^ip6?tables -t nat -I (?:PREROUTING '?!'? -s \S+\/(?:32|128) -p (?:TCP|UDP|SCTP) --dport \d+ -j DNAT --to \S+|POSTROUTING -d \S+\/(?:32|128) -p (?:TCP|UDP|SCTP) -j MASQUERADE)$/,
+    'klipper-lb',
+  ],
+  [
+    /^ip6?tables -t filter -[AI] FORWARD -[sd] \S+ -p (?:TCP|UDP|SCTP) --dport \d+ -j (?:DROP|ACCEPT)$/,
+    'klipper-lb',
+  ],
+  [
+    /^(?:\/usr\/bin\/entry: line \d+: |trap exit TERM INT$|\[INFO\] +(?:nft|legacy) mode detected$)/,
+    'klipper-lb',
+  ],
   // Windows: `hnsdiag list all`
   [/^(?:Networks|Endpoints|Namespaces|LoadBalancers|Policies):$/, 'hns'],
   [/^Name +ID(?: +Virtual Network Name)?$/, 'hns'],
