@@ -47,6 +47,7 @@ const PREFIXES = [
   /^[^\s:]+:/, // grep -H: "dump.txt:"
   /^\$ +/, // a "$ " prompt left on the line
   /^[+>] ?/, // diff's "+", a quote's "> "
+  /^(?:-{2,}|={2,})> ?/, // an arrow an author drew to point at the rule ("--> -A KUBE-SVC-...")
 ];
 
 /** iptables-nft's note that the legacy backend holds tables too (after `iptables -L`, or as a
