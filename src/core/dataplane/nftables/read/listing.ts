@@ -66,8 +66,15 @@ export interface NftTable {
   set(name: string): NftSet | undefined;
   /** The text listing ends inside this table (a paste cut short): where, and inside what; and
    * the shell's report where nft crashed there ("Segmentation fault (core dumped)"); `anywhere`
-   * where its lines come in any order (a script), so the cut may hide any chain's rules. */
-  cut?: { line: number; inside: string; crash?: string; anywhere?: true };
+   * where its lines come in any order (a script), so the cut may hide any chain's rules; `partly`:
+   * the blocks it holds in part (those past the cut it holds none of), unset where not known. */
+  cut?: {
+    line: number;
+    inside: string;
+    crash?: string;
+    anywhere?: true;
+    partly?: NftBlockName[];
+  };
   /** Elision lines ("...") inside the table: the paste left part of it out. */
   elided?: number[];
   /** The host, pod or container the nft command that listed it names (`ssh node-a nft list ...`,
@@ -132,6 +139,12 @@ export function isTablePair(a: NftTable, b: NftTable): boolean {
   const fa = tableFamily(a);
   const fb = tableFamily(b);
   return fa !== undefined && fb !== undefined && fa !== fb;
+}
+
+/** A chain, set or map of a table, by name. */
+export interface NftBlockName {
+  kind: 'chain' | 'set' | 'map';
+  name: string;
 }
 
 /** A line (or a set element) of a text listing that was not read, and the block it is in (none:

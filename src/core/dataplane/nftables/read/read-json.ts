@@ -11,6 +11,7 @@ import {
   type NftChain,
   type NftElement,
   type NftFamily,
+  type NftBlockName,
   type NftListing,
   type NftSet,
   type NftTable,
@@ -202,7 +203,9 @@ function listingOf(
     chain: (n) => t.chains.get(n),
     set: (n) => t.sets.get(n),
     // a fragment cut in the middle of an item: what came after it was not read
-    ...(cutLine !== undefined ? { cut: { line: cutLine, inside: 'the nft -j listing' } } : {}),
+    ...(cutLine !== undefined
+      ? { cut: { line: cutLine, inside: 'the nft -j listing', partly: cutBlocks(t) } }
+      : {}),
   }));
   if (list.length === 0) throw new NftParseError(file, undefined, 'the nft listing holds no table');
   return {
@@ -210,6 +213,22 @@ function listingOf(
     tables: list,
     table: (family, name) => list.find((t) => t.family === family && t.name === name),
   };
+}
+
+/** The blocks a cut -j listing holds in part: nft -j lists the sets, then the chains, then each
+ * chain's rules in the chains' order, so the chain of the last rule read and those after it may
+ * have rules past the cut (with no chain read, the last set its elements). */
+function cutBlocks(t: {
+  chains: Map<string, NftChain>;
+  sets: Map<string, NftSet>;
+}): NftBlockName[] {
+  const chains = [...t.chains.values()];
+  if (chains.length === 0) {
+    const set = [...t.sets.values()].at(-1);
+    return set ? [{ kind: set.kind, name: set.name }] : [];
+  }
+  const from = chains.findLastIndex((c) => c.rules.length > 0);
+  return chains.slice(Math.max(0, from)).map((c) => ({ kind: 'chain', name: c.name }));
 }
 
 function setOf(kind: 'set' | 'map', o: JsonObject): NftSet {

@@ -132,10 +132,15 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     else delete open.unread;
     // a paste that ends in "..." is cut there too: what follows is not compared (its warning is
     // the elision's, said once)
+    // the block open at the cut holds the rules or elements before it; those after it are absent
+    const within = chain
+      ? { kind: 'chain' as const, name: chain.name }
+      : set && { kind: set.kind, name: set.name };
     const cut = {
       line: last,
       inside: inside.join(', '),
       ...(at?.crash ? { crash: at.crash } : {}),
+      partly: within ? [within] : [],
     };
     add({ ...finished(open), cut });
     table = chain = set = undefined;
