@@ -22,8 +22,6 @@ import {
 } from './common/io.js';
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 import { isPort } from '../cluster/nodes/valid-command.js';
-import { readStop } from '../core/dataplane/iptables/trace/trace-cut.js';
-import { ipvsReadStop } from '../core/dataplane/ipvs/trace/cut.js';
 import { Option } from 'commander';
 
 export interface TraceOptions extends SourceFlags {
@@ -67,11 +65,11 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   const node = analysis.node(name!, undefined, family);
   // an unreadable dump or table is said before the source address is asked for
   if (node.mode() !== 'iptables') {
-    // (an unreadable listing is in driftUnavailable's reason); an IPVS listing cut short is
-    // walked as far as it was read, as an iptables dump is
+    // (an unreadable listing is in driftUnavailable's reason); an IPVS or nftables listing cut
+    // short is walked as far as it was read, as an iptables dump is
     const unavailable = node.driftUnavailable();
-    const walked = unavailable?.kind === 'listing-cut' && node.mode() === 'ipvs';
-    if (unavailable && !walked) throw new UsageError(unavailableText(name!, unavailable));
+    if (unavailable && unavailable.kind !== 'listing-cut')
+      throw new UsageError(unavailableText(name!, unavailable));
   } else node.ruleset();
   const nodeIP = analysis.view.nodes
     .find((n) => n.name === name)
@@ -83,19 +81,14 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
         ? `give the source: --src IP (a Pod IP, or a client outside the cluster; with --from-host it defaults to the node's ${family} address)`
         : `--src ${o.src} is not an ${family} address (the destination is ${family})`,
     );
-  const result = node.trace({
+  // a dump cut short is walked as far as it was read, and says where it stopped
+  const { result, stop } = node.traced({
     src: canonicalAddress(src),
     dst: canonicalAddress(m[1]!),
     dport: port ? Number(port) : undefined,
     protocol: o.proto,
     fromHost: !!o.fromHost,
   });
-  // a dump cut short is walked as far as it was read, and says where it stopped
-  const read = node.mode() === 'iptables' ? node.rules() : undefined;
-  const ipvs = node.mode() === 'ipvs' ? node.ipvs() : undefined;
-  const stop = read?.ruleset
-    ? readStop(read.ruleset, dumpFile(o)(name!, read.source), result.outcomes)
-    : ipvs?.read && ipvsReadStop(ipvs.read.table, dumpFile(o)(name!, ipvs.source), result);
   const answer = traceAnswer(result, analysis.view, name!, stop);
   const how = invocationOf(g, { snapshot: o.snapshot });
   if (shown === 'json') writeDoc(traceDoc(answer));

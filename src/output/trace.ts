@@ -23,8 +23,11 @@ function summary(o: TraceOutcome, i: number, a: TraceAnswer, apart: string[]): s
   // the chains it passed through whose rules past the dump's cut may have come first: what the
   // rules read did is said, its fate past them is not known
   const partly = a.stop?.partly[i] ?? [];
+  const met =
+    a.stop?.reached?.[i] ??
+    `it fell through ${partly.join(', ')}, which the dump holds only up to its cut`;
   if (partly.length > 0)
-    return `not known: ${readPart(o)}, but it fell through ${partly.join(', ')}, which the dump holds only up to its cut: what the rules past there do with it was not read${apart[i] ?? ''}`;
+    return `not known: ${readPart(o)}, but ${met}: what the rules past there do with it was not read${apart[i] ?? ''}`;
   const cut = apart[i] ?? '';
   if (o.verdict === 'REJECT')
     return `REJECTED (the client gets "connection refused" / port unreachable)${cut}`;

@@ -15,6 +15,7 @@ import type { ListingParseError } from './listing-error.js';
 import { listingArgv, type ListingCommand } from '../nodes/commands.js';
 import { escapeControls } from '../sanitize.js';
 import type { NodeNetwork, TracePacket, TraceResult } from './trace/trace.js';
+import type { ReadStop } from './trace/answer.js';
 import type { ServiceTree, ServiceTrees } from './trees.js';
 
 /** The Service ports trees are built for: `only` these (one Service's answer), else all of the
@@ -56,6 +57,9 @@ export interface Common {
   ): NodeDrift;
   /** One packet walked through the node in this mode. */
   trace(packet: TracePacket, net: NodeNetwork): TraceResult;
+  /** Where the read of the rules a walk went through stopped (a listing cut short), per outcome
+   * what it met there; undefined where they were read whole. `file`: how to name the source. */
+  readStop?(walked: TraceResult, file: string): ReadStop | undefined;
   /** What the node holds for a ClusterIP and one of its ports: what a ping and a connection meet. */
   clusterIpLines(q: ClusterIpQuery): StateLine[];
   /** Whether a Pod balanced to itself through the Service is masqueraded here. */

@@ -21,6 +21,7 @@ import { servicePortName } from '../kube/objects.js';
 import type { ServiceTrees } from '../dataplane/trees.js';
 import { nodeNetwork, type NodeNetwork, type TracePacket } from '../dataplane/trace/trace.js';
 import type { TraceResult } from '../dataplane/trace/trace.js';
+import type { ReadStop } from '../dataplane/trace/answer.js';
 import { unavailableText, type DriftUnavailable } from './drift-unavailable.js';
 import { NodeExpected } from './node-expected.js';
 import { scopeKey, type Scope } from './node-reads.js';
@@ -231,6 +232,17 @@ export class NodeAnalysis extends NodeExpected {
     const dataplane = this.dataplane();
     if (!dataplane) this.ruleset(); // throws why: the dump's parse error, or none recorded
     return dataplane!.trace(packet, this.network());
+  }
+
+  /** One packet walked, and where the read of the rules it went through stopped (a listing cut
+   * short: the walk holds up to there): what `kdebug trace` and the TUI's Trace screen show. */
+  traced(packet: TracePacket): { result: TraceResult; stop?: ReadStop } {
+    const result = this.trace(packet);
+    const dataplane = this.dataplane()!;
+    const { fileOf } = this.analysis.options;
+    const file = fileOf && !this.given ? fileOf(this.name, dataplane.source) : dataplane.source;
+    const stop = dataplane.readStop?.(result, file);
+    return stop ? { result, stop } : { result };
   }
 }
 

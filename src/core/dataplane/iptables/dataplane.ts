@@ -7,6 +7,7 @@ import { nodeDrift } from './drift/drift.js';
 import type { Ruleset } from './read/parse.js';
 import type { ClusterView } from '../../kube/objects.js';
 import { tracePacket } from './trace/trace.js';
+import { readStop } from './trace/trace-cut.js';
 import { buildServiceTrees } from './trees.js';
 
 export function iptablesDataplane(
@@ -32,6 +33,7 @@ export function iptablesDataplane(
         servicePortsOnly: scope !== undefined,
       }),
     trace: (packet, net) => tracePacket(ruleset, net, packet),
+    readStop: (walked, file) => readStop(ruleset, file, walked.outcomes),
     clusterIpLines: (q) => iptablesClusterIpLines(ruleset, source, q),
     hairpin: (q) => iptablesHairpin(ruleset, source, q),
     hairpinHow: IPTABLES_HAIRPIN,

@@ -13,6 +13,7 @@ import type { IpsetTested } from './read/by-address.js';
 import type { IpvsTable } from './read/listing.js';
 import { buildIpvsTrees, type IpvsKnown } from './trees.js';
 import { traceIpvsPacket } from './trace/trace.js';
+import { ipvsReadStop } from './trace/cut.js';
 import type { KubeProxyConfig } from '../../kube/objects.js';
 
 /** IPVS mode's state as the node listed it: virtual servers (of one family), kube-proxy's
@@ -93,6 +94,7 @@ export function ipvsDataplane(
       const { clusterCIDR, masqueradeAll } = config();
       return traceIpvsPacket(read, net, packet, { clusterCIDR, masqueradeAll });
     },
+    readStop: (walked, file) => ipvsReadStop(read.table, file, walked),
     clusterIpLines: (q) => ipvsClusterIpLines(read.table, source, q),
     hairpin: (q) => ipvsHairpin({ ...read, nat: iptables() }, q),
     hairpinHow: IPVS_HAIRPIN,

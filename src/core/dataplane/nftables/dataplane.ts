@@ -9,6 +9,7 @@ import { serviceCIDRs, type ClusterView } from '../../kube/objects.js';
 import { nftablesDrift, unreadFor } from './drift.js';
 import { unreadAt, type NftTable } from './read/listing.js';
 import { traceNftPacket } from './trace.js';
+import { nftReadStop } from './trace-cut.js';
 import { buildNftServiceTrees } from './trees.js';
 import type { ServiceTrees } from '../trees.js';
 
@@ -38,6 +39,7 @@ export function nftablesDataplane(
         scoped: scope !== undefined,
       }),
     trace: (packet, net) => traceNftPacket(table, net, packet),
+    readStop: (walked, file) => nftReadStop(table, file, walked),
     clusterIpLines: (q) => nftablesClusterIpLines(table, source, q),
     hairpin: (q) => nftablesHairpin(table, source, q),
     hairpinHow: NFTABLES_HAIRPIN,

@@ -5,6 +5,7 @@ import { ipv4 } from '../../ipv4.js';
 import { ipv6 } from '../../ipv6.js';
 import { addressPort, anyCidr, holds, type Address, type PacketState } from '../trace/packet.js';
 import type { Walk } from '../trace/walk.js';
+import type { CutMet } from '../trace/trace.js';
 import type { NftElement } from './read/listing.js';
 import type { NftTracer } from './trace.js';
 
@@ -16,6 +17,8 @@ export interface Result {
   matched: boolean;
   effect: string[];
   verdict?: { kind: string; target?: string };
+  /** A set or map the listing's cut hid: what the rule does is not known, the walk stops. */
+  cut?: CutMet;
 }
 
 /** One rule read word by word against one packet. */
@@ -35,6 +38,8 @@ export class RuleRun {
   private peek = (k = 0) => this.w[this.i + k];
   private next = () => this.w[this.i++];
   private nomatch = (): Result[] => [{ p: 1, pkt: this.walk.pkt, matched: false, effect: [] }];
+  /** Where a lookup met the cut: the rule's outcome is not known. */
+  private met: CutMet | undefined;
   private assume(text: string) {
     this.walk.assumptions.add(text);
   }
@@ -86,7 +91,8 @@ export class RuleRun {
         return this.nomatch();
       }
       if (what?.startsWith('@')) {
-        if (!this.inSet(key, what.slice(1))) return this.nomatch();
+        if (!this.inSet(key, what.slice(1)))
+          return this.met ? [{ ...this.nomatch()[0]!, cut: this.met }] : this.nomatch();
         continue;
       }
       const negated = what === '!=';
@@ -185,13 +191,15 @@ export class RuleRun {
   /** `KEY @set`: the packet's key in a named set (an affinity set holds the clients it learnt). */
   private inSet(key: Value[], name: string): boolean {
     const set = this.t.set(name);
+    const found = set?.elements.some((e) => keyMatches(key, e.key)) ?? false;
+    this.met = this.t.cut?.lookup(set?.kind ?? 'set', name, set !== undefined, found);
     if (!set) {
-      this.assume(`set ${name} is not in the table: taken as empty`);
+      if (!this.met) this.assume(`set ${name} is not in the table: taken as empty`);
       return false;
     }
     if (name.startsWith('affinity-') && set.elements.length === 0)
       this.assume(`a new client: not yet in ${name}`);
-    return set.elements.some((e) => keyMatches(key, e.key));
+    return found;
   }
 
   /** `KEY vmap @map` or `numgen random mod N vmap { 0 : goto a, ... }`. */
@@ -219,6 +227,11 @@ export class RuleRun {
       return merge(out);
     }
     const hit = elements.find((e) => keyMatches(key, e.key));
+    const named = data.startsWith('@') ? this.t.set(data.slice(1)) : undefined;
+    const met =
+      data.startsWith('@') &&
+      this.t.cut?.lookup(named?.kind ?? 'map', data.slice(1), named !== undefined, !!hit);
+    if (met) return [{ ...this.nomatch()[0]!, cut: met }];
     if (!hit?.verdict) return this.nomatch();
     this.effect.push(`${data} holds ${hit.key.join(' . ')}`);
     return this.done(hit.verdict);

@@ -2,15 +2,23 @@
 // would: each hook's base chains in priority order (prerouting, or output for a process on the
 // node; then input, or forward and postrouting), maps and sets looked up, `numgen random mod N`
 // branches (1/N each), DNAT, marks and masquerade. The same result as the iptables walk. Only
-// kube-proxy's table is walked: other tables on the node (iptables-nft's, a CNI's) are not.
+// kube-proxy's table is walked: other tables on the node (iptables-nft's, a CNI's) are not. A
+// listing cut short is walked as far as it was read (trace-cut.ts).
 import { percent } from '../../model.js';
-import type { NodeNetwork, TracePacket, TraceOutcome, TraceResult } from '../trace/trace.js';
+import type {
+  MatchedRule,
+  NodeNetwork,
+  TracePacket,
+  TraceOutcome,
+  TraceResult,
+} from '../trace/trace.js';
 import type { Address } from '../trace/packet.js';
 import { NodeRoutes } from '../trace/route.js';
 import { outcomeOf, startWalk, type Walk } from '../trace/walk.js';
 import type { NftChain, NftRule, NftTable } from './read/listing.js';
 import { ruleText } from './render.js';
 import { RuleRun, tokens, type Result } from './trace-rule.js';
+import { NftCut } from './trace-cut.js';
 
 const MAX_STEPS = 200_000;
 
@@ -23,12 +31,15 @@ export class NftTracer {
   private readonly notes: string[] = [];
   private steps = 0;
   private readonly text = new Map<NftRule, string[]>();
+  /** What the listing's cut left unread; undefined for a whole listing. */
+  readonly cut: NftCut | undefined;
 
   constructor(
     private readonly t: NftTable,
     net: NodeNetwork,
   ) {
     this.routes = new NodeRoutes(net);
+    this.cut = NftCut.of(t);
     this.notes.push(
       `only kube-proxy's table ${t.family} ${t.name} is walked: other nftables tables on the node (iptables-nft's, a CNI's) are not`,
     );
@@ -38,7 +49,8 @@ export class NftTracer {
     const start = startWalk(packet, this.routes);
     const outcomes: TraceOutcome[] = [];
     for (const w of this.hook(packet.fromHost ? 'output' : 'prerouting', [start])) {
-      if (w.end !== 'ACCEPT') {
+      // a walk stopped at the cut goes no further
+      if (w.end !== 'ACCEPT' || w.cut) {
         outcomes.push(outcomeOf(w, 'local'));
         continue;
       }
@@ -53,10 +65,10 @@ export class NftTracer {
       let walks = [w];
       for (const h of hooks)
         walks = [
-          ...walks.filter((x) => x.end !== 'ACCEPT'),
+          ...walks.filter((x) => x.end !== 'ACCEPT' || x.cut),
           ...this.hook(
             h,
-            walks.filter((x) => x.end === 'ACCEPT'),
+            walks.filter((x) => x.end === 'ACCEPT' && !x.cut),
           ),
         ];
       for (const x of walks) outcomes.push(outcomeOf(x, toNode ? 'local' : 'forward'));
@@ -65,21 +77,23 @@ export class NftTracer {
     return { packet, enters, outcomes, notes: this.notes };
   }
 
-  /** The walks through every base chain of one hook, lowest priority first. */
+  /** The walks through every base chain of one hook, lowest priority first; in a listing cut
+   * short, up to a base chain of kube-proxy's it does not hold. */
   private hook(hook: string, walks: Walk[]): Walk[] {
-    const chains = this.t.chains
-      .filter((c) => c.hook === hook)
-      .sort((a, b) => (a.prio ?? 0) - (b.prio ?? 0));
+    const hidden = (this.cut?.hiddenBaseChains(hook) ?? []).map((h) => ({ ...h, hidden: true }));
+    const chains = [...this.t.chains.filter((c) => c.hook === hook), ...hidden].sort(
+      (a, b) => (a.prio ?? 0) - (b.prio ?? 0),
+    );
     let out: Walk[] = walks.map((w) => ({ ...w, end: 'ACCEPT' }));
     for (const chain of chains) {
       const next: Walk[] = [];
       for (const w of out) {
-        if (w.end !== 'ACCEPT') {
-          next.push(w);
-          continue;
+        if (w.end !== 'ACCEPT' || w.cut) next.push(w);
+        else if ('hidden' in chain) next.push({ ...w, cut: NftCut.hook(hook, chain.name) });
+        else {
+          w.end = undefined;
+          this.walk(w, [{ chain, index: 0 }], next);
         }
-        w.end = undefined;
-        this.walk(w, [{ chain, index: 0 }], next);
       }
       out = next;
     }
@@ -96,6 +110,13 @@ export class NftTracer {
       const frame = stack[stack.length - 1];
       if (!frame) break;
       if (frame.index >= frame.chain.rules.length) {
+        // past the last rule read of a chain the cut is inside: more may follow, not read
+        const met = this.cut?.endOf(frame.chain.name);
+        if (met) {
+          w.cut = met;
+          w.end = 'ACCEPT';
+          break;
+        }
         stack.pop();
         // the end of a base chain is its policy; of a jumped-to chain, back to the caller
         if (stack.length === 0) w.end = frame.chain.policy === 'drop' ? 'DROP' : 'ACCEPT';
@@ -122,6 +143,20 @@ export class NftTracer {
       }
       const [only] = results;
       if (!only) continue;
+      if (only.cut) {
+        // a set or map the cut hid: the walk stops at the rule that looks it up
+        w.rules.push(
+          this.matched(
+            frame.chain.name,
+            rule,
+            line,
+            `${only.cut.what} not read whole (the listing is cut short): the walk stops`,
+          ),
+        );
+        w.cut = only.cut;
+        w.end = 'ACCEPT';
+        break;
+      }
       w.p *= only.p;
       w.pkt = only.pkt;
       this.apply(w, stack, rule, line, only, false);
@@ -143,7 +178,11 @@ export class NftTracer {
     const v = r.verdict;
     if (v?.kind === 'jump' || v?.kind === 'goto') {
       const to = this.t.chain(v.target!);
-      if (!to) effects.push(`${v.kind} to ${v.target}, which is not in the table: skipped`);
+      if (!to && this.cut) {
+        effects.push(`${v.kind} ${v.target}, not in the listing (cut short): the walk stops`);
+        w.cut = this.cut.jumpTo(v.kind, v.target!);
+        w.end = 'ACCEPT';
+      } else if (!to) effects.push(`${v.kind} to ${v.target}, which is not in the table: skipped`);
       else {
         effects.push(`${v.kind} ${v.target}`);
         if (v.kind === 'goto') stack.pop();
@@ -157,13 +196,18 @@ export class NftTracer {
       effects.push(v.kind);
       w.end = v.kind === 'drop' ? 'DROP' : v.kind === 'reject' ? 'REJECT' : 'ACCEPT';
     }
-    w.rules.push({
-      table: `${this.t.family} ${this.t.name}`,
-      chain,
-      line,
-      rule: ruleText(rule),
-      effect: `${branched ? `${percent(r.p)} branch, ` : ''}${effects.join(', ') || 'counts the packet'}`,
-    });
+    w.rules.push(
+      this.matched(
+        chain,
+        rule,
+        line,
+        `${branched ? `${percent(r.p)} branch, ` : ''}${effects.join(', ') || 'counts the packet'}`,
+      ),
+    );
+  }
+
+  private matched(chain: string, rule: NftRule, line: number, effect: string): MatchedRule {
+    return { table: `${this.t.family} ${this.t.name}`, chain, line, rule: ruleText(rule), effect };
   }
 
   /** The rule against the walk's packet: its matches in order, then its statements. */

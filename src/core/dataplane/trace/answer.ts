@@ -18,6 +18,9 @@ export interface ReadStop {
   /** Per outcome, how many of its matched rules it is known to match: those after it fell off a
    * chain held in part match only if the rules past the cut let it on unchanged. */
   known: number[];
+  /** Per outcome, how its walk came to what the cut hid, a clause ("it jumps to chain ..."),
+   * where the walk stopped there (nftables); unset: it fell through `partly`'s chains. */
+  reached?: (string | undefined)[];
 }
 
 export interface TraceAnswer {

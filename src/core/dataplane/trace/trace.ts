@@ -44,6 +44,13 @@ export interface MatchedRule {
   into?: string;
 }
 
+/** What a walk met that a listing cut short does not hold, where it stopped: its name
+ * ("chain services") and how the walk came to it, a clause. */
+export interface CutMet {
+  what: string;
+  reached: string;
+}
+
 export interface TraceOutcome {
   /** Chance of this outcome for a new connection, 0..1. */
   probability: number;
@@ -64,6 +71,8 @@ export interface TraceOutcome {
   mark: number;
   rules: MatchedRule[];
   assumptions: string[];
+  /** The walk stopped here, at what the listing (cut short) does not hold: past it, not read. */
+  cut?: CutMet;
 }
 
 /** An outcome's share as text: "?" where it is not known. */

@@ -1,6 +1,6 @@
 // One walk of a packet, shared by the iptables and the nftables tracers: its chance, the packet
 // as it is now, the rules it matched and what it assumed; how it starts and how it ends.
-import type { MatchedRule, TraceOutcome, TracePacket } from './trace.js';
+import type { CutMet, MatchedRule, TraceOutcome, TracePacket } from './trace.js';
 import { addressPort, packetAddress, type PacketState } from './packet.js';
 import type { NodeRoutes } from './route.js';
 
@@ -10,6 +10,8 @@ export interface Walk {
   rules: MatchedRule[];
   assumptions: Set<string>;
   end?: 'ACCEPT' | 'DROP' | 'REJECT';
+  /** It stopped at what the listing, cut short, does not hold (its end is then ACCEPT). */
+  cut?: CutMet;
 }
 
 /** The packet as it leaves its sender: a new connection, routed in (or out, from the node). */
@@ -50,5 +52,6 @@ export function outcomeOf(w: Walk, delivery: 'local' | 'forward'): TraceOutcome 
     mark: w.pkt.mark,
     rules: w.rules,
     assumptions: [...w.assumptions],
+    ...(w.cut ? { cut: w.cut } : {}),
   };
 }
