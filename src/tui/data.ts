@@ -20,7 +20,8 @@ import { pairFamilies, type NftTable } from '../core/dataplane/nftables/read/lis
 import type { CiliumTable } from '../core/dataplane/cilium/read/listing.js';
 import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
 import { couldNotRead } from '../core/dataplane/dataplane.js';
-import type { TracePacket, TraceResult } from '../core/dataplane/trace/trace.js';
+import type { TracePacket } from '../core/dataplane/trace/trace.js';
+import type { Traced } from '../core/dataplane/trace/answer.js';
 
 export type { DiagnosedService };
 
@@ -55,8 +56,9 @@ export interface NodeData {
   hasRule(line: string): boolean;
   /** Whether kube-proxy writes this rule at all: a rule the node has is unexpected only if not. */
   expectsRule(line: string): boolean;
-  /** One packet walked through the node's rules, in its proxy mode. */
-  trace(packet: TracePacket): TraceResult;
+  /** One packet walked through the node's rules, in its proxy mode, and where the read of them
+   * stopped (a listing cut short): the walk `kdebug trace` shows. */
+  trace(packet: TracePacket): Traced;
 }
 
 export interface TuiData {
@@ -143,7 +145,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       if (!index && data.rs && trees) index = buildSearchIndex(data.rs, trees);
       return index;
     },
-    trace: (packet) => node.trace(packet),
+    trace: (packet) => node.traced(packet),
     drift() {
       drift ??= driftOf(node, view);
       return drift;

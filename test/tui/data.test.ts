@@ -140,7 +140,7 @@ describe('what the screens get from a node in nftables mode', () => {
     const drift = node.drift();
     assert.ok('findings' in drift, JSON.stringify(drift));
     assert.deepEqual(drift.findings, []);
-    const walk = node.trace({
+    const { result: walk } = node.trace({
       src: '10.244.1.9',
       dst: '10.96.33.216',
       dport: 80,
@@ -197,8 +197,8 @@ describe('what the screens get from a dual-stack snapshot', () => {
     const dest = traceDestinations(data, pod).find((d) => d.ip === 'fd00:10:96::be')!;
     assert.match(dest.label, /^\[fd00:10:96::be\]:8080\/tcp nginx-svc:http$/);
     const result = walk(data, pod, dest);
-    assert.ok('outcomes' in result, JSON.stringify(result));
-    assert.deepEqual(result.outcomes.map((o) => o.destination).sort(), [
+    assert.ok('result' in result, JSON.stringify(result));
+    assert.deepEqual(result.result.outcomes.map((o) => o.destination).sort(), [
       '[fd00:10:244:1::7]:80',
       '[fd00:10:244::3]:80',
     ]);
@@ -299,7 +299,7 @@ describe('what the screens get from a node where Cilium replaces kube-proxy', as
     assert.equal(node.hasRule('10.244.1.8:80/TCP (active)'), false);
     assert.ok(node.search()!.search('10.244.1.7').length > 0);
     assert.ok(traceSources(data).some((s) => s.node === 'vm-12-11-centos'));
-    const r = node.trace({
+    const { result: r } = node.trace({
       src: '10.244.1.8',
       dst: '10.1.190.219',
       dport: 8080,

@@ -253,7 +253,7 @@ describe('Trace walk words', () => {
     } as const;
     const dest = { label: 'svc', ip: '10.1.190.219', port: 8080, protocol: 'tcp' } as const;
     const fromHost = { ...hairpinWalk, packet: { ...hairpinWalk.packet, fromHost: true } };
-    const text = walkLines(fromHost, source, dest, 200)
+    const text = walkLines({ result: fromHost }, source, dest, 200)
       .map((l) => l.text)
       .join('\n');
     assert.match(text, /sent out by the node/);
@@ -295,7 +295,7 @@ describe('Trace frame', () => {
       dests: [svc, ping],
       source: 0,
       dest: 0,
-      lines: walkLines(hairpinWalk, pod, svc, WIDTH - 2),
+      lines: walkLines({ result: hairpinWalk }, pod, svc, WIDTH - 2),
       top: 0,
       width: WIDTH,
       pickHeight: 8,

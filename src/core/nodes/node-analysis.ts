@@ -21,7 +21,7 @@ import { servicePortName } from '../kube/objects.js';
 import type { ServiceTrees } from '../dataplane/trees.js';
 import { nodeNetwork, type NodeNetwork, type TracePacket } from '../dataplane/trace/trace.js';
 import type { TraceResult } from '../dataplane/trace/trace.js';
-import type { ReadStop } from '../dataplane/trace/answer.js';
+import type { Traced } from '../dataplane/trace/answer.js';
 import { unavailableText, type DriftUnavailable } from './drift-unavailable.js';
 import { NodeExpected } from './node-expected.js';
 import { scopeKey, type Scope } from './node-reads.js';
@@ -236,7 +236,7 @@ export class NodeAnalysis extends NodeExpected {
 
   /** One packet walked, and where the read of the rules it went through stopped (a listing cut
    * short: the walk holds up to there): what `kdebug trace` and the TUI's Trace screen show. */
-  traced(packet: TracePacket): { result: TraceResult; stop?: ReadStop } {
+  traced(packet: TracePacket): Traced {
     const result = this.trace(packet);
     const dataplane = this.dataplane()!;
     const { fileOf } = this.analysis.options;

@@ -8,7 +8,7 @@ import { useWindow } from '../components/window.js';
 import type { TuiData } from '../data.js';
 import { cursorOf, type State, type View } from '../state.js';
 import type { Tone } from '../../output/tones.js';
-import { translatedBy } from '../../core/dataplane/trace/answer.js';
+import { stopText, translatedBy, type Traced } from '../../core/dataplane/trace/answer.js';
 import { wrap } from '../wrap.js';
 import {
   traceDestinations,
@@ -41,7 +41,22 @@ const FROM = {
   outside: 'from outside the cluster (nat PREROUTING)',
 } as const;
 
-function outcomeHead(o: TraceResult['outcomes'][number], many: boolean, fromHost: boolean): string {
+function outcomeHead(
+  o: TraceResult['outcomes'][number],
+  many: boolean,
+  fromHost: boolean,
+  partly: string[],
+): string {
+  const share = many || o.probability < 1 ? shareText(o) : '';
+  // past what the cut hid its fate is not known: only what the rules read did is said
+  if (partly.length > 0)
+    return [
+      share,
+      o.dnat ? `${translatedBy(o)} ${o.dnat},` : '',
+      `not known past ${partly.join(', ')}`,
+    ]
+      .filter(Boolean)
+      .join('  ');
   const to =
     o.destination === null
       ? 'no rule matched: routed unchanged'
@@ -58,17 +73,17 @@ function outcomeHead(o: TraceResult['outcomes'][number], many: boolean, fromHost
           ? 'sent out by the node'
           : 'forwarded'
       : '';
-  return [many || o.probability < 1 ? shareText(o) : '', to, masq, end].filter(Boolean).join('  ');
+  return [share, to, masq, end].filter(Boolean).join('  ');
 }
 
 /** The walk as lines of `width` columns. */
 export function walkLines(
-  result: TraceResult | { error: string } | undefined,
+  walked: Traced | { error: string } | undefined,
   source: TraceSource | undefined,
   dest: TraceDestination | undefined,
   width: number,
 ): WalkLine[] {
-  if (!result || !source || !dest)
+  if (!walked || !source || !dest)
     return [{ text: 'pick a source and a destination', tone: 'muted' }];
   const out: WalkLine[] = [];
   const add = (text: string, tone: Tone, lead = '', indent = lead) =>
@@ -80,26 +95,41 @@ export function walkLines(
     `${dest.protocol} ${source.ip} -> ${dest.ip}${port} on ${source.node}, ${FROM[source.kind]}`,
     'title',
   );
-  if ('error' in result) {
-    add(result.error, 'bad');
+  if ('error' in walked) {
+    add(walked.error, 'bad');
     return out;
   }
+  const { result, stop } = walked;
   const many = result.outcomes.length > 1;
-  const toneOf = (o: TraceResult['outcomes'][number]): Tone =>
-    o.verdict !== 'ACCEPT' ? 'bad' : o.destination === null ? 'warn' : 'ok';
+  const partly = (i: number) => stop?.partly[i] ?? [];
+  const toneOf = (o: TraceResult['outcomes'][number], i: number): Tone =>
+    partly(i).length > 0 || (o.verdict === 'ACCEPT' && o.destination === null)
+      ? 'warn'
+      : o.verdict !== 'ACCEPT'
+        ? 'bad'
+        : 'ok';
+  const head = (o: TraceResult['outcomes'][number], i: number) =>
+    outcomeHead(o, many, result.packet.fromHost, partly(i));
   // every branch at a glance, then each one rule by rule
-  for (const o of result.outcomes)
-    add(outcomeHead(o, many, result.packet.fromHost), toneOf(o), '  ', '    ');
+  result.outcomes.forEach((o, i) => add(head(o, i), toneOf(o, i), '  ', '    '));
+  // the rules were not wholly read: the walk holds up to where the read stopped, as text says
+  if (stop)
+    add(
+      `the rules were not wholly read (${stopText(stop)}): these outcomes hold for the rules read up to there`,
+      'warn',
+    );
   result.outcomes.forEach((o, i) => {
     out.push({ text: '', tone: 'text' });
-    add(
-      `${many ? `branch ${i + 1}: ` : ''}${outcomeHead(o, many, result.packet.fromHost)}`,
-      toneOf(o),
-    );
-    for (const r of o.rules) {
+    add(`${many ? `branch ${i + 1}: ` : ''}${head(o, i)}`, toneOf(o, i));
+    const known = partly(i).length > 0 ? (stop?.known[i] ?? 0) : o.rules.length;
+    o.rules.forEach((r, k) => {
+      if (k === known)
+        add('met only if the rules past the cut (not read) let it on unchanged:', 'warn', '  ');
       add(`${r.table} ${r.chain}:${r.line}  ${r.effect}`, 'accent', '  ', '    ');
       add(r.rule, 'muted', '    ', '      ');
-    }
+    });
+    const reached = partly(i).length > 0 ? stop?.reached?.[i] : undefined;
+    if (reached) add(`stopped: ${reached}`, 'warn', '  ', '    ');
     for (const a of o.assumptions) add(`assumes: ${a}`, 'warn', '  ', '    ');
   });
   for (const n of result.notes) add(`note: ${n}`, 'warn');
@@ -113,8 +143,8 @@ export function traceModel(s: State, data: TuiData, width: number, height: numbe
   const dest = Math.min(cursorOf(s, 'trace', 1), Math.max(0, dests.length - 1));
   const src = sources[source];
   const dst = dests[dest];
-  const result = src && dst ? walk(data, src, dst) : undefined;
-  const lines = walkLines(result, src, dst, width - 2);
+  const walked = src && dst ? walk(data, src, dst) : undefined;
+  const lines = walkLines(walked, src, dst, width - 2);
   const pickHeight = Math.max(5, Math.floor(height * 0.4));
   const walkHeight = height - pickHeight;
   const page = innerLines(walkHeight);

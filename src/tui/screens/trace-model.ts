@@ -3,7 +3,8 @@
 // and the walk itself, done by the core's tracer.
 import { familyOf, hostPort, type IPFamily } from '../../core/ipv6.js';
 import { ENTRY_KIND_TEXT } from '../../core/dataplane/trees.js';
-import type { TraceProtocol, TraceResult } from '../../core/dataplane/trace/trace.js';
+import type { TraceProtocol } from '../../core/dataplane/trace/trace.js';
+import type { Traced } from '../../core/dataplane/trace/answer.js';
 import type { NodeData, TuiData } from '../data.js';
 
 export interface TraceSource {
@@ -147,7 +148,7 @@ export function walk(
   data: TuiData,
   source: TraceSource,
   dest: TraceDestination,
-): TraceResult | { error: string } {
+): Traced | { error: string } {
   const node = rulesOf(data, source.node, familyOf(dest.ip) ?? source.family);
   if (!node?.walkable) return { error: `no rules recorded for node ${source.node}` };
   try {

@@ -23,6 +23,12 @@ export interface ReadStop {
   reached?: (string | undefined)[];
 }
 
+/** A walk and where the read of the rules it went through stopped, if it did. */
+export interface Traced {
+  result: TraceResult;
+  stop?: ReadStop;
+}
+
 export interface TraceAnswer {
   result: TraceResult;
   node: string;
