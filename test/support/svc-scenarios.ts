@@ -195,6 +195,9 @@ const healthyProbes = (): Record<string, string> => ({
 // --- dual-stack -----------------------------------------------------------------------------------
 
 const NGINX_IP6 = 'fd00:10:96::be';
+/** The dual-stack scenario's kube-proxy: a release kdebug models, whose rules it writes in both
+ * families (the demo's v1.15 proxies IPv4 only). */
+const DUAL_STACK_RELEASE = 'v1.30.2';
 /** Each IPv4 address of the demo with its IPv6 twin in the cluster's IPv6 ranges. */
 const TWIN: Record<string, string> = {
   '10.244.0.3': 'fd00:10:244::3',
@@ -204,7 +207,8 @@ const TWIN: Record<string, string> = {
 };
 
 /** The demo made dual-stack: nginx-svc, its Pods and the nodes get their IPv6 half, with the
- * IPv6 EndpointSlice, and each node the ip6tables-save kube-proxy's IPv6 proxier writes. */
+ * IPv6 EndpointSlice; kube-proxy runs DUAL_STACK_RELEASE, and each node holds the iptables-save
+ * and ip6tables-save its two proxiers write (the demo's v1.15 rules would be another release's). */
 function dualStack(f: Facts): void {
   const svc = find(f, 'Service', 'default', 'nginx-svc');
   svc['spec'].clusterIPs = [NGINX_IP, NGINX_IP6];
@@ -224,7 +228,7 @@ function dualStack(f: Facts): void {
       v4.endsWith('.7') ? 'fd00:10:244::/64' : 'fd00:10:244:1::/64',
     ].filter(Boolean);
   }
-  dualStackKubeProxy(f.objects);
+  dualStackKubeProxy(f.objects, DUAL_STACK_RELEASE);
   const cm = find(f, 'ConfigMap', 'kube-system', 'kube-proxy');
   cm['data']['config.conf'] = cm['data']['config.conf'].replace(
     'clusterCIDR: 10.244.0.0/16',
@@ -239,9 +243,16 @@ function dualStack(f: Facts): void {
   v6['addressType'] = 'IPv6';
   for (const e of v6['endpoints']) e.addresses = [TWIN[e.addresses[0]]];
   f.objects.push(v6 as KubeObject);
-  for (const n of nodes(f)) {
-    const exp = new Analysis(f).node(n).expected(undefined, { family: 'IPv6' });
-    f.nodes[n]!['ip6tables-save'] = expectedSave(exp);
+  // both families' rules from the objects as they stand, before either dump is replaced
+  const analysis = new Analysis(f);
+  const saves = nodes(f).map((n) => {
+    const node = analysis.node(n);
+    const save = (family: 'IPv4' | 'IPv6') => expectedSave(node.expected(undefined, { family }));
+    return [n, save('IPv4'), save('IPv6')] as const;
+  });
+  for (const [n, v4, v6] of saves) {
+    f.nodes[n]!['iptables-save'] = v4;
+    f.nodes[n]!['ip6tables-save'] = v6;
   }
 }
 
