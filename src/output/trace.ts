@@ -159,7 +159,13 @@ export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}
       out.push(...wrapAfter(`  ${String(k + 1).padStart(2)}. `, at, width));
       out.push(...wrap(m.rule, width, '      ', '        '));
     });
-    if (o.rules.length === 0) out.push('  no rule matched in any chain it passed');
+    // a walk the cut stopped before any rule passed no chain to the end
+    if (o.rules.length === 0)
+      out.push(
+        a.stop?.partly[i]?.length
+          ? '  no rule read matched before the walk stopped'
+          : '  no rule matched in any chain it passed',
+      );
     for (const a of o.assumptions) out.push(...wrap(`assumes: ${a}`, width, '  ', '    '));
   });
   for (const n of r.notes) out.push('', ...wrap(`note: ${n}`, width, '', '  '));

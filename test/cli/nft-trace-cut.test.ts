@@ -93,8 +93,13 @@ describe('trace: an nftables listing cut short', () => {
 
   it('cut before the chains: the walk stops at the first base chain kube-proxy writes', () => {
     // inside the map service-ips: no chain read
-    const d = doc(textCut(70), '10.96.33.216:80');
+    const dir = textCut(70);
+    const d = doc(dir, '10.96.33.216:80');
     assert.deepEqual(fates(d), [[null, null, false, ['chain filter-prerouting-pre-dnat'], 0]]);
+    const said = trace(dir, '10.96.33.216:80').stdout.replace(/\s+/g, ' ');
+    assert.match(said, /comes to the prerouting hook's chain filter-prerouting-pre-dnat/);
+    // it passed no chain: never "no rule matched in any chain it passed"
+    assert.doesNotMatch(said, /in any chain it passed/);
   });
 
   it('nft -j cut inside its rules: a chain whose rules lie past the cut is not known', () => {
