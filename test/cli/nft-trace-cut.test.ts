@@ -1,7 +1,8 @@
 // kdebug trace on a node whose nftables listing was cut short: walked as far as it was read, and
 // stopped at the first chain, set or map the cut hid, with trace's ReadStop contract (trace.v2
 // readStopped, partlyRead, fateKnown false, nulls), as an IPVS listing's or an iptables dump's
-// walk is. Exit 2: a partial answer; a refusal read before the cut stands (exit 1).
+// walk is. Exit 2: a partial answer; a refusal read before the cut stands (exit 1). svc's packet
+// walks (its walked evidence) stop there too.
 // The listing: node-a's table as the real kube-proxy v1.37.2 listed it (support/nft-lab.ts), its
 // text cut after `lines` lines (its sets end at line 96, the base chains at 181, the chain
 // services holds lines 196-198), or its nft -j listing cut inside its rules.
@@ -100,6 +101,20 @@ describe('trace: an nftables listing cut short', () => {
     assert.match(said, /comes to the prerouting hook's chain filter-prerouting-pre-dnat/);
     // it passed no chain: never "no rule matched in any chain it passed"
     assert.doesNotMatch(said, /in any chain it passed/);
+  });
+
+  it("svc's walked evidence: not known past the cut, never 'the node answers it'", () => {
+    const dir = textCut(197);
+    const r = kdebug(['svc', 'cluster-ip', '-n', 'matrix', '--snapshot', dir, '-o', 'json']);
+    const walked = [...r.stdout.matchAll(/"text": "(on node-a, [^"]*)"/g)].map((m) => m[1]);
+    assert.ok(walked.length > 0, r.stdout + r.stderr);
+    for (const w of walked) {
+      assert.match(
+        w!,
+        /not known: the walk stops at chain \S+, which the rules read \(cut short\)/,
+      );
+      assert.doesNotMatch(w!, /answers it/);
+    }
   });
 
   it('nft -j cut inside its rules: a chain whose rules lie past the cut is not known', () => {

@@ -1,6 +1,7 @@
 // The packet walk (dataplane/trace/) as evidence lines: what kube-proxy's rules on a node do to one
 // packet a process on that node sends, e.g. an ICMP echo or a TCP SYN to a ClusterIP.
-import { shareText, type TraceProtocol, type TraceResult } from '../../dataplane/trace/trace.js';
+import { shareText, type TraceProtocol } from '../../dataplane/trace/trace.js';
+import type { Traced } from '../../dataplane/trace/answer.js';
 import type { CheckContext } from '../context.js';
 import { hostPort, type IPFamily } from '../../ipv6.js';
 import { computed } from '../../findings/evidence.js';
@@ -23,7 +24,7 @@ function walk(
   ctx: CheckContext,
   node: string,
   r: WalkRequest,
-): { src: string; result: TraceResult } | undefined {
+): ({ src: string } & Traced) | undefined {
   const family = familyOf(r.dst);
   const src = ctx.view.nodes
     .find((n) => n.name === node)
@@ -31,14 +32,15 @@ function walk(
   const n = rulesFor(ctx, node, r.dst);
   if (!n.dataplane() || !src) return undefined;
   try {
-    const result = n.trace({
+    // the walk trace shows: where the rules were not wholly read, it stops there
+    const walked = n.traced({
       src,
       dst: r.dst,
       dport: r.port,
       protocol: r.proto as TraceProtocol,
       fromHost: true,
     });
-    return { src, result };
+    return { src, ...walked };
   } catch {
     return undefined; // the walk is supporting evidence; its absence is not a finding
   }
@@ -48,14 +50,17 @@ function walk(
 export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): Evidence[] {
   const w = walk(ctx, node, r);
   if (!w) return [];
-  const { src, result } = w;
+  const { src, result, stop } = w;
   const head = `on ${node}, ${r.proto} ${src} -> ${r.port !== undefined && r.proto !== 'icmp' ? hostPort(r.dst, r.port) : r.dst}:`;
-  const outcomes = result.outcomes.map((o) =>
-    o.destination === null
-      ? o.delivery === 'local'
-        ? 'delivered to the node itself, which answers it'
-        : 'no rule matched it: routed unchanged'
-      : `${result.outcomes.length > 1 ? `${shareText(o)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : o.dnat ? `DNAT to ${o.dnat}` : `sent to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}${o.assumptions.length > 0 ? ` (assumes: ${o.assumptions.join('; ')})` : ''}`,
+  const outcomes = result.outcomes.map((o, i) =>
+    // past what a cut hid the packet's fate was not read: never "the node answers it"
+    stop?.partly[i]?.length
+      ? `not known: the walk stops at ${stop.partly[i].join(', ')}, which the rules read (cut short) do not hold whole`
+      : o.destination === null
+        ? o.delivery === 'local'
+          ? 'delivered to the node itself, which answers it'
+          : 'no rule matched it: routed unchanged'
+        : `${result.outcomes.length > 1 ? `${shareText(o)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : o.dnat ? `DNAT to ${o.dnat}` : `sent to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}${o.assumptions.length > 0 ? ` (assumes: ${o.assumptions.join('; ')})` : ''}`,
   );
   // computed over the node's observed rules: it explains, it does not prove
   return [computed(`${head} ${outcomes.join('; ') || 'no outcome'}`, 'walked')];
@@ -73,8 +78,11 @@ export function connectionFate(
   const n = rulesFor(ctx, node, r.dst);
   // another mode's rules (the iptables dump of an nftables node) say nothing of what it does
   if (n.dataplane()?.mode !== n.mode()) return undefined;
-  const outcomes = walk(ctx, node, r)?.result.outcomes;
+  const w = walk(ctx, node, r);
+  const outcomes = w?.result.outcomes;
   if (!outcomes) return undefined;
+  // an outcome past a cut is not known: neither forwarded nor rejected
+  if (w?.stop?.partly.some((p) => p.length > 0)) return 'other';
   if (outcomes.length > 0 && outcomes.every((o) => o.dnat !== undefined && o.verdict === 'ACCEPT'))
     return 'forwarded';
   if (outcomes.length > 0 && outcomes.every((o) => o.verdict === 'REJECT')) return 'rejected';
