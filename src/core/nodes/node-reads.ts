@@ -29,6 +29,7 @@ import {
 import { findService, type Service } from '../kube/objects.js';
 import type { Facts } from '../model.js';
 import { parseIpBrief } from './outputs.js';
+import { familyContradiction } from '../dataplane/iptables/read/dump-family.js';
 import type { Analysis, GivenDump } from './analysis.js';
 
 /** The Services to analyse: undefined for every Service (the whole node), else only these. */
@@ -81,7 +82,7 @@ export abstract class NodeReads {
       return (this.read =
         aside instanceof Error
           ? { source: dump.source, failure: aside }
-          : { source: dump.source, ruleset: aside });
+          : this.ownFamily(dump.source, aside, file));
     try {
       const ruleset =
         this.given?.ruleset ??
@@ -91,12 +92,20 @@ export abstract class NodeReads {
           ...(this.given ? {} : { noun: 'dump' as const }),
         });
       if (chains) withChainsRead(ruleset, chains, fileOf ? (s) => fileOf(this.name, s) : undefined);
-      this.read = { source: dump.source, ruleset };
+      this.read = this.given
+        ? { source: dump.source, ruleset }
+        : this.ownFamily(dump.source, ruleset, file);
     } catch (e) {
       if (!(e instanceof IptablesParseError) && !(e instanceof NoRulesError)) throw e;
       this.read = { source: dump.source, failure: e };
     }
     return this.read;
+  }
+
+  /** The recorded dump's rule set, or why not: its contents say the other family than its name. */
+  private ownFamily(source: string, ruleset: Ruleset, file: string): ReadRules {
+    const failure = familyContradiction(ruleset, this.family, file);
+    return failure ? { source, failure } : { source, ruleset };
   }
 
   /** This node's parse, where `next` holds the very dump it parsed (a fuller read of the same

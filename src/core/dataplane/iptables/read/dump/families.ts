@@ -82,7 +82,7 @@ export class Families {
 
 /** The family a sample of a table's rules shows by their addresses ([address]:port DNAT
  * targets, ICMPv6 too), where any has one: every kube-proxy rule of an address does. */
-function addressFamily(t: Table): IPFamily | undefined {
+export function addressFamily(t: Table): IPFamily | undefined {
   let looked = 0;
   let v4 = false;
   for (const c of t.chains) {
