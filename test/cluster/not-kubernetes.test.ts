@@ -109,6 +109,11 @@ const answers: Record<string, Answer> = {
         'Content-Type': 'text/html',
       })
       .end('<a href="/oauth2/sign_in">Found</a>.\n'),
+  // the API's Status, but for every path: discovery too, which no Kubernetes API server lacks
+  "answers the API's Status NotFound (404) to every path": (_req, res) =>
+    res
+      .writeHead(404, { 'Content-Type': 'application/json' })
+      .end('{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}'),
   'answers every path with JSON that is no Kubernetes object (200)': (_req, res) =>
     res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}'),
   // a proxy that passes discovery through and nothing else: GET /api looks right
@@ -127,6 +132,10 @@ const sentences: Record<string, (url: string) => RegExp> = {
   'answers 404 with an empty body to every path': (url) =>
     new RegExp(
       `^kdebug: the server at ${esc(url)} \\(context "edge"\\) is not a Kubernetes API server, or not at that path: GET /api answered 404 with an empty body, not the API's discovery; check the server: URL in the kubeconfig \\(its host, port and path\\)$`,
+    ),
+  "answers the API's Status NotFound (404) to every path": (url) =>
+    new RegExp(
+      `^kdebug: the server at ${esc(url)} \\(context "edge"\\) is not a Kubernetes API server, or not at that path: GET /api answered 404 with a Status NotFound, not the API's discovery; check the server: URL in the kubeconfig \\(its host, port and path\\)$`,
     ),
   'answers 404 with an HTML page to every path': (url) =>
     new RegExp(

@@ -17,6 +17,7 @@ import {
   KubeApiError,
   notKubernetes,
   parseStatus,
+  rbacAttributes,
   timeoutError,
   transportError,
   type ApiServer,
@@ -163,9 +164,10 @@ export class KubeConnection {
   }
 
   /**
-   * A non-2xx answer as an error. A 404 without the API's Status is another server's (a web site,
-   * a proxy without the cluster's path) unless GET /api shows the Kubernetes API there: it answers
-   * a path it does not serve (an API group this cluster lacks) with a plain 404 too, never one of
+   * A non-2xx answer as an error. A 404 but the API's NotFound naming the object asked for is
+   * another server's (a web site, a proxy without the cluster's path, a stand-in answering a
+   * Status NotFound for every path) unless GET /api shows the Kubernetes API there: it answers a
+   * path it does not serve (an API group this cluster lacks) with a plain 404 too, never one of
    * its built-in groups.
    */
   private async failure(
@@ -175,16 +177,21 @@ export class KubeConnection {
   ): Promise<KubeApiError> {
     const foreign = foreignAnswer(this.apiServer, info, a);
     if (foreign) return foreign;
-    if (a.code === 404 && !parseStatus(a.body)) {
+    if (a.code === 404) {
+      const status = parseStatus(a.body);
+      const attrs = rbacAttributes(info);
+      // a Status NotFound is no discovery either: a server answering it for every path is no API
       if (DISCOVERY_PATHS.has(info.path))
         return notKubernetes(
           this.apiServer,
-          `${info.method} ${info.path} answered 404 with ${bodyPhrase(a.body)}, not the API's discovery`,
+          `${info.method} ${info.path} answered 404 with ${status ? `a Status ${status.reason ?? 'Failure'}` : bodyPhrase(a.body)}, not the API's discovery`,
         );
+      // the API's NotFound names the object asked for; any other 404 asks whether this is the API
+      const named = status?.details?.name !== undefined && status.details.name === attrs?.name;
       // throws the verdict when it is not the API
-      await raceAbort(this.discover(), signal);
+      if (!named) await raceAbort(this.discover(), signal);
       // every kube-apiserver serves these groups: a plain 404 there is something in front of it
-      if (BUILT_IN_GROUP.test(info.path))
+      if (!status && BUILT_IN_GROUP.test(info.path))
         return notKubernetes(
           this.apiServer,
           `GET /api answers as the Kubernetes API does, but ${info.method} ${info.path} answered 404 with ${bodyPhrase(a.body)}, which a kube-apiserver never does for its own ${info.path.startsWith('/api/') ? 'core' : 'apps'} group (a proxy serving part of it?)`,
@@ -196,7 +203,7 @@ export class KubeConnection {
   /**
    * Resolves when the server is the Kubernetes API: GET /api lists its versions (kind
    * APIVersions), or refuses with the API's Status (401, 403). Else rejects with why not. Asked
-   * only after a foreign-looking 404, never on a healthy run, and once however many reads wait.
+   * only after a 404 that is not a missing object's, and once however many reads wait.
    */
   private discover(): Promise<void> {
     this.discovery ??= this.request('GET', '/api').then(
