@@ -192,40 +192,54 @@ function checkPort(ctx: CheckContext, svc: Service, port: ServicePort, index: nu
   return out;
 }
 
+/** A Service port no EndpointSlice port is named for (name and protocol), where the slices name
+ * theirs: kube-proxy joins them by name, so it gets no endpoints. Undefined where one matches. */
+function slicePortMissing(ctx: CheckContext, svc: Service, port: ServicePort): Finding | undefined {
+  const slicePorts = ctx.slices().flatMap((s) => s.ports);
+  if (slicePorts.length === 0) return undefined;
+  if (slicePorts.some((p) => p.name === port.name && p.protocol === port.protocol))
+    return undefined;
+  const named = list(slicePorts.map((p) => `"${p.name}" ${p.protocol}`));
+  return finding(
+    'target-port-not-exposed',
+    'fail',
+    `no EndpointSlice port is named "${port.name}"`,
+    {
+      explanation: svc.selector
+        ? `kube-proxy matches EndpointSlice ports to Service ports by name and protocol, and the EndpointSlice controller names each slice port after the Service port it serves. The EndpointSlices name their ports ${named}, so Service port ${port.name || '(unnamed)'} ${port.port}/${port.protocol} gets no endpoints, whatever Pods they list: they were written before the Service's port was renamed and the controller has not rewritten them (kube-controller-manager behind or not running), or they were edited by hand.`
+        : `kube-proxy matches EndpointSlice ports to Service ports by name and protocol. The hand-made EndpointSlices name their ports ${named}, so Service port ${port.name || '(unnamed)'} ${port.port}/${port.protocol} gets no endpoints.`,
+      evidence: [
+        `Service port ${portText(port)}`,
+        ...ctx
+          .slices()
+          .map(
+            (s) =>
+              `EndpointSlice ${s.name}: ports ${s.ports.map((p) => `${p.name || '(unnamed)'} ${p.port}/${p.protocol}`).join(', ')}`,
+          ),
+      ].map((l) => read(l)),
+      next: svc.selector
+        ? kubectl('kube-system', 'logs', '-l', 'component=kube-controller-manager', '--tail=50')
+        : endpointSlicesOf(svc, 'yaml'),
+      service: ctx.servicePortName(port),
+    },
+  );
+}
+
 /** A Service without a selector: its hand-made endpoints must name the Service's ports. */
 function manualEndpoints(ctx: CheckContext, svc: Service): Finding[] {
   const slicePorts = ctx.slices().flatMap((s) => s.ports);
   return svc.ports.map((port) => {
-    const spn = ctx.servicePortName(port);
+    const missing = slicePortMissing(ctx, svc, port);
+    if (missing) return missing;
     const match = slicePorts.find((p) => p.name === port.name && p.protocol === port.protocol);
-    if (match || slicePorts.length === 0)
-      return finding(
-        'target-port-manual',
-        'skip',
-        `${port.port}/${port.protocol}: no selector, the endpoints are managed by hand`,
-        {
-          explanation: `Without a selector Kubernetes does not resolve targetPort: the port in the hand-made EndpointSlice${match ? ` (${match.port})` : ''} is where traffic goes.`,
-          evidence: [read(`Service port ${portText(port)}`, serviceRef(svc))],
-          service: spn,
-        },
-      );
     return finding(
-      'target-port-not-exposed',
-      'fail',
-      `no EndpointSlice port is named "${port.name}"`,
+      'target-port-manual',
+      'skip',
+      `${port.port}/${port.protocol}: no selector, the endpoints are managed by hand`,
       {
-        explanation: `kube-proxy matches EndpointSlice ports to Service ports by name and protocol. The hand-made EndpointSlices name their ports ${list(slicePorts.map((p) => `"${p.name}" ${p.protocol}`))}, so Service port ${port.name || '(unnamed)'} ${port.port}/${port.protocol} gets no endpoints.`,
-        evidence: [
-          `Service port ${portText(port)}`,
-          ...ctx
-            .slices()
-            .map(
-              (s) =>
-                `EndpointSlice ${s.name}: ports ${s.ports.map((p) => `${p.name || '(unnamed)'} ${p.port}/${p.protocol}`).join(', ')}`,
-            ),
-        ].map((l) => read(l)),
-        next: endpointSlicesOf(svc, 'yaml'),
-        service: spn,
+        explanation: `Without a selector Kubernetes does not resolve targetPort: the port in the hand-made EndpointSlice${match ? ` (${match.port})` : ''} is where traffic goes.`,
+        evidence: [read(`Service port ${portText(port)}`, serviceRef(svc))],
+        service: ctx.servicePortName(port),
       },
     );
   });
@@ -268,6 +282,13 @@ export const portsCheck: Check<'ports'> = {
               evidence: svc.ports.map((p) => read(`Service port ${portText(p)}`, serviceRef(svc))),
             }),
           ];
-    return svc.ports.flatMap((port) => checkPort(ctx, svc, port, specIndex(svc, port)));
+    return svc.ports.flatMap((port) => {
+      const found = checkPort(ctx, svc, port, specIndex(svc, port));
+      // the Pods declare the port, and the slices list them under another port's name (where
+      // they do not, the controller leaves the port out of the slices: said above)
+      const unresolved = found.some((f) => f.status === 'fail');
+      const unnamed = unresolved ? undefined : slicePortMissing(ctx, svc, port);
+      return unnamed ? [...found, unnamed] : found;
+    });
   },
 };

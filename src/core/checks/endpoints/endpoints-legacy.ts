@@ -1,7 +1,7 @@
 // Step 4's legacy Endpoints against the EndpointSlices: which of the two kube-proxy routes by
 // on each node (its release says: endpoint-source.ts) is the one in effect there.
 import { read } from '../../findings/evidence.js';
-import type { Service } from '../../kube/objects.js';
+import type { LegacyEndpoints, Service, ServicePort } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { kubectl, valid, w } from '../../findings/next-command.js';
 import { findingOf } from '../check.js';
@@ -78,9 +78,17 @@ export function routedByEndpoints(
   return `${endpointSourceText(byNode)} The Endpoints ${svc.name} list ${ips.join(', ')} ready, so kube-proxy still sends the Service's traffic there; what reads the EndpointSlices does not see ${ips.length === 1 ? 'it' : 'them'}.`;
 }
 
-/** The ready addresses of the Service's legacy Endpoints. */
-export const legacyReady = (ctx: CheckContext, svc: Service): string[] =>
-  endpointsOf(ctx.view, svc).flatMap((e) => e.subsets.flatMap((s) => s.addresses.map((a) => a.ip)));
+/** The ready addresses of the Service's legacy Endpoints for its port (each port without one),
+ * joined by port name and protocol as kube-proxy and the endpoints controller join them. */
+export function legacyReady(ctx: CheckContext, svc: Service, port?: ServicePort): string[] {
+  const ports = port ? [port] : svc.ports;
+  const serves = (s: LegacyEndpoints['subsets'][number]) =>
+    s.ports.some((p) => ports.some((x) => x.name === p.name && x.protocol === p.protocol));
+  const ips = endpointsOf(ctx.view, svc).flatMap((e) =>
+    e.subsets.filter(serves).flatMap((s) => s.addresses.map((a) => a.ip)),
+  );
+  return [...new Set(ips)];
+}
 
 /** What each node's kube-proxy takes the endpoints from (endpoint-source.ts). */
 const sourcesByNode = (ctx: CheckContext): [string, EndpointSource][] =>

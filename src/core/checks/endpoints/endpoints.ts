@@ -33,7 +33,12 @@ function missingPods(
   all: PortEndpoint[],
   served: boolean,
 ): Finding | undefined {
-  const listed = new Set(all.map((e) => e.ip));
+  // a Pod a slice lists under a port no Service port is named for is listed: the Ports step
+  // says the names differ (kube-proxy and the controller join ports by name)
+  const listed = new Set([
+    ...all.map((e) => e.ip),
+    ...ctx.slices().flatMap((s) => s.endpoints.flatMap((e) => e.addresses)),
+  ]);
   const missing = ctx
     .selectedPods()
     .filter((p) => podReady(p) && p.podIP && !listed.has(p.podIP) && !p.deleting);
@@ -204,6 +209,13 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
       ...slices
         .filter((s) => s.endpoints.length === 0)
         .map((s) => `EndpointSlice ${s.name}: no endpoints`),
+      // endpoints listed under another port's name are none of this port's
+      ...slices
+        .filter((s) => port && s.endpoints.length > 0 && !s.ports.some((p) => samePort(p, port)))
+        .map(
+          (s) =>
+            `EndpointSlice ${s.name}: no port named "${port!.name}" ${port!.protocol} (ports ${s.ports.map((p) => `${p.name || '(unnamed)'} ${p.port}/${p.protocol}`).join(', ')})`,
+        ),
       ...eps.map((e) => `EndpointSlice ${e.slice}: ${endpointLine(e)}`),
     ].map((l) => read(l));
     const what = port ? `${port.port}/${port.protocol}` : svc.name;
@@ -277,7 +289,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
       // kube-proxy before 1.19 routes by the legacy Endpoints: they may list what the slices lack
       const routed =
         eps.length === 0 && !svc.headless
-          ? routedByEndpoints(ctx, svc, legacyReady(ctx, svc))
+          ? routedByEndpoints(ctx, svc, legacyReady(ctx, svc, port))
           : undefined;
       out.push(
         consequence(
@@ -318,6 +330,12 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
     ...mismatches(ctx, svc, all),
   ];
 }
+
+/** Whether a slice port is the Service port's: the same name and protocol, as kube-proxy joins. */
+const samePort = (
+  p: { name: string; protocol: string },
+  port: { name: string; protocol: string },
+) => p.name === port.name && p.protocol === port.protocol;
 
 /** What a Service without ready endpoints does to its clients. */
 const effect = (svc: Service) =>
