@@ -27,6 +27,7 @@ import { portChain } from './trees/port-chain.js';
 import { keyText, type PortCheck } from './drift/context.js';
 import { servicePort } from './drift/service-port.js';
 import { elementTargets, fixedChains } from './drift/fixed-chains.js';
+import { removedServiceElements } from './drift/removed.js';
 
 export interface NftDriftInput {
   node: string;
@@ -88,6 +89,8 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
         message: `kube-proxy's table on ${node} has ${o.chain} with ${o.rules} rule${o.rules === 1 ? '' : 's'}, which no map element or rule leads to and no current Service port needs: kube-proxy flushes a stale chain at once, so one with rules was not written by this kube-proxy's last sync.`,
         actual: [`${source}: chain ${o.chain}`],
       });
+  if (!input.scoped)
+    removedServiceElements({ node, source, ports: exp.servicePorts, add }, input.trees.services);
   return {
     node,
     source,

@@ -9,6 +9,7 @@ import { externalPath, firewall } from './service-port/external.js';
 import { internalPath } from './service-port/service.js';
 import { danglingJumps } from './jumps.js';
 import { nodeLevelChecks, orphanChains } from './node.js';
+import { removedServiceRules } from './removed.js';
 import { textDifferences, writtenByOf } from './text.js';
 import { alikeLines } from './alike.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';
@@ -113,6 +114,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   nodeLevelChecks(ctx);
   danglingJumps(ctx);
   if (!input.servicePortsOnly) orphanChains(ctx, trees.orphans);
+  if (!input.servicePortsOnly) removedServiceRules(ctx, trees.services);
   // a Service's own drift compares no spelling, yet says who wrote the rules
   const text = input.servicePortsOnly ? writtenByOf(ctx) : textDifferences(ctx, flagged);
   const notRead: DriftFinding[] = [];

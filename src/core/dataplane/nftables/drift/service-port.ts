@@ -17,7 +17,7 @@ import { keyText, type PortCheck } from './context.js';
 import { isAddress, signature } from './rule-signature.js';
 
 /** A map element as read, in nft's words: "service-ips 10.96.0.1 . tcp . 443 : goto CHAIN". */
-const elementLine = (source: string, x: EntryPoint) =>
+export const elementLine = (source: string, x: EntryPoint) =>
   `${source}: ${x.from} ${x.address === undefined ? '' : `${x.address} . `}${x.protocol} . ${x.port} : goto ${x.chain}`;
 
 /** One Service port: its entries, no-endpoint verdicts, endpoints and shares, affinity,

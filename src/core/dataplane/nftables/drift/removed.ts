@@ -1,0 +1,21 @@
+// The map elements and chains of a Service the API does not have, still routed in kube-proxy's
+// table (removed-services.ts decides which): kube-proxy removes both on its next sync.
+import type { AddFinding } from '../../drift.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
+import { removedServices, removedServiceSaid } from '../../removed-services.js';
+import type { ServiceTree } from '../../trees.js';
+import { elementLine } from './service-port.js';
+
+export function removedServiceElements(
+  o: { node: string; source: string; ports: ExpectedServicePort[]; add: AddFinding },
+  trees: ServiceTree[],
+): void {
+  for (const { tree, entries } of removedServices(trees, o.ports))
+    o.add('orphan-chain', {
+      ...removedServiceSaid(tree, entries, o.node),
+      actual: [
+        ...entries.map((e) => elementLine(o.source, e)),
+        ...(tree.chains.svc ? [`${o.source}: chain ${tree.chains.svc}`] : []),
+      ],
+    });
+}
