@@ -2,6 +2,7 @@
 // the live cluster, as the TUI, text or JSON.
 import { join } from 'node:path';
 import { Analysis } from '../core/nodes/analysis.js';
+import { stillRoutedText } from '../core/nodes/routed-at.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube/objects.js';
 import { valid } from '../core/findings/next-command.js';
@@ -89,8 +90,8 @@ async function writeReport(
 }
 
 /** The Service an address names, or the reason none is, as a usage error. */
-function found(r: ServiceRef | { error: string }): ServiceRef {
-  if ('error' in r) throw new UsageError(r.error);
+function found(r: ServiceRef | { error: string }, more: () => string = () => ''): ServiceRef {
+  if ('error' in r) throw new UsageError(`${r.error}${more()}`);
   return r;
 }
 
@@ -151,14 +152,14 @@ export async function svcCommand(
       throw new UsageError(
         `not a snapshot of a cluster: ${join(dir, 'objects.json')}: ${unnamed ? 'a Service without metadata.name' : 'no objects'} (${selfCommand('snapshot save')} writes the Service, its Pods and the Nodes)`,
       );
+    const analysis = new Analysis(facts, { view, parsed: await aside });
     // no name: the Service the snapshot was taken for
     const named = at
-      ? found(serviceAt(view.services, arg!, at, dir))
+      ? found(serviceAt(view.services, arg!, at, dir), () => stillRoutedText(analysis, at))
       : anywhere
         ? found(serviceNamed(view.services, ref!.name, dir))
         : (ref ?? snapshotService(facts, dir));
     const g = { ...given, namespace: named.namespace ?? given.namespace };
-    const analysis = new Analysis(facts, { view, parsed: await aside });
     const target = {
       namespace: g.namespace ?? facts.meta.namespace ?? 'default',
       service: named.name,
