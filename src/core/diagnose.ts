@@ -17,7 +17,7 @@ import { reachabilityCheck } from './checks/reachability/reachability.js';
 import { rulesCheck } from './checks/rules/rules.js';
 import { selectorCheck } from './checks/selector.js';
 import { serviceCheck } from './checks/service.js';
-import { trafficPolicyCheck } from './checks/traffic-policy.js';
+import { trafficPolicyCheck } from './checks/traffic-policy/traffic-policy.js';
 import {
   isUnobserved,
   type Facts,

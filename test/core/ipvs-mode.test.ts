@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import { hairpinCheck } from '../../src/core/checks/hairpin.js';
-import { trafficPolicyCheck } from '../../src/core/checks/traffic-policy.js';
+import { trafficPolicyCheck } from '../../src/core/checks/traffic-policy/traffic-policy.js';
 import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift/drift.js';
 import {

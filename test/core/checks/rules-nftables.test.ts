@@ -12,7 +12,7 @@ import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { expectedRules, expectedSave } from '../../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView, serviceCIDRs } from '../../../src/core/kube/objects.js';
 import { expectedNftScript } from '../../../src/core/dataplane/nftables/expected/expected.js';
-import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
+import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy/traffic-policy.js';
 import { NODE, objects as overall } from '../../support/nft-overall.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {

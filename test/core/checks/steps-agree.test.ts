@@ -7,7 +7,7 @@ import { evidenceText } from '../../../src/core/findings/evidence.js';
 import { hairpinCheck } from '../../../src/core/checks/hairpin.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { diagnose } from '../../../src/core/diagnose.js';
-import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
+import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy/traffic-policy.js';
 import type { Facts, Finding } from '../../../src/core/model.js';
 import { ids, run } from './builders.js';
 

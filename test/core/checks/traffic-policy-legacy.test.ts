@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
-import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
+import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy/traffic-policy.js';
 import { evidenceText } from '../../../src/core/findings/evidence.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { run } from './builders.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evidenceText } from '../../../src/core/findings/evidence.js';
 import { describe, it } from 'node:test';
-import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
+import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy/traffic-policy.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../../src/core/diagnose.js';
