@@ -192,6 +192,7 @@ export function driftDoc(
       source: n.source,
       servicePorts: n.servicePorts,
       writtenBy: n.writtenBy ?? null,
+      releaseDisagrees: n.releaseDisagrees ?? null,
       tables: n.tables ?? ['nat', 'filter'],
       drift: n.drifted,
       counts: counts(n.findings),

@@ -616,6 +616,12 @@ describe('kdebug expect, drift and trace in both families (the dual-stack scenar
       .filter((f: { severity: string }) => f.severity !== 'info')
       .map((f: { id: string; family: string; node: string }) => `${f.id} ${f.family} ${f.node}`);
     assert.deepEqual(ids, ['service-rules-missing IPv6 vm-12-11-centos']);
+    // v1.21 read for both nodes, their IPv4 rules spelled by v1.19 or earlier: svc's
+    // rules-release-disagrees, per node and family
+    assert.deepEqual(
+      doc.nodes.map((n: { releaseDisagrees: unknown }) => n.releaseDisagrees),
+      [{ read: 'v1.21', upTo: 'v1.19' }, null, { read: 'v1.21', upTo: 'v1.19' }, null],
+    );
     const v4only = kdebug(['drift', ...S, '--all-nodes', '--family', 'ipv4']);
     assert.equal(v4only.code, 0, v4only.stdout);
   });

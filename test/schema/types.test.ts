@@ -61,6 +61,12 @@ const checked = [
   same<Same<D, typeof Drift>>(),
   same<Same<Item<D['nodes']>, typeof Drift.properties.nodes.items>>(),
   same<Same<Item<D['nodes']>['counts'], typeof Drift.properties.nodes.items.properties.counts>>(),
+  same<
+    Same<
+      Item<D['nodes']>['releaseDisagrees'],
+      typeof Drift.properties.nodes.items.properties.releaseDisagrees
+    >
+  >(),
   same<Same<Item<D['findings']>, typeof Drift.$defs.finding>>(),
   same<Same<D['summary'], typeof Drift.properties.summary>>(),
   same<Same<T, typeof Trace>>(),
@@ -78,6 +84,6 @@ const checked = [
 
 describe('the schemas and the types', () => {
   it('are compared by the type checker, one object at a time', () => {
-    assert.equal(checked.length, 30);
+    assert.equal(checked.length, 31);
   });
 });
