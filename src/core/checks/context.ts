@@ -30,7 +30,7 @@ import { narrowed } from '../kube/service-ref.js';
 import { parseProbe, type ProbeResult } from '../nodes/outputs.js';
 import type { ServiceTrees } from '../dataplane/trees.js';
 import { canonicalEndpoint, replacesCopy } from '../dataplane/kube-proxy/endpoints.js';
-import { proxiedSlicesOf } from '../dataplane/kube-proxy/endpoint-source.js';
+import { nodeEndpoints, type NodeEndpoints } from '../dataplane/kube-proxy/endpoint-source.js';
 import { probeStem, type NodeProbe } from './reachability/probes.js';
 
 /** The Service a diagnosis is about (the JSON keeps calling it "target"). */
@@ -224,14 +224,12 @@ export class CheckContext {
 
   /** The endpoints of one port of the target Service on `node`, from the object that node's
    * kube-proxy reads (the legacy Endpoints before 1.19: endpoint-source.ts), as the Rules step
-   * expects its rules. */
-  proxiedEndpoints(port: ServicePort, node: string): PortEndpoint[] {
+   * expects its rules: every one there, and those its Local policy holds. */
+  proxiedEndpoints(port: ServicePort, node: string): NodeEndpoints {
     const svc = this.service;
-    if (!svc) return [];
+    if (!svc) return { all: [], local: [] };
     const from = this.analysis.node(node).expected(this.scope).endpointsFrom;
-    return this.endpointsOf(svc, port, proxiedSlicesOf(this.view, svc, from)).filter(
-      (e) => e.nodeName === node,
-    );
+    return nodeEndpoints(this.view, svc, port, node, from);
   }
 
   /** Every endpoint address of the Service, any port, once. */

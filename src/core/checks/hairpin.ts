@@ -5,9 +5,10 @@ import { stateSeen, unseen } from '../findings/evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../findings/next-command.js';
 import { type Check, consequence, count, findingOf, list, pending } from './check.js';
-import type { CheckContext, PortEndpoint } from './context.js';
+import type { CheckContext } from './context.js';
 import type { ServicePort } from '../kube/objects.js';
 import { endpointsOf } from '../dataplane/kube-proxy/endpoint-source.js';
+import { podOf, type ProxyEndpoint } from '../dataplane/kube-proxy/endpoints.js';
 import { kubeProxyPods } from './kube-proxy/pods.js';
 import { replacement } from './kube-proxy/replacement.js';
 import { rulesRead } from './rules/compared.js';
@@ -62,7 +63,7 @@ function hairpinPresent(how: string, l: Looked): Finding[] {
 /** The port's ready endpoints, each as its own node's kube-proxy reads them (the legacy Endpoints
  * before 1.19), as the Rules step expects that node's rules: the nodes read, and those any of the
  * objects places an endpoint on. */
-function readyEndpoints(ctx: CheckContext, port: ServicePort): PortEndpoint[] {
+function readyEndpoints(ctx: CheckContext, port: ServicePort): ProxyEndpoint[] {
   const svc = ctx.service!;
   const placed = [
     ...ctx.endpoints(port).flatMap((e) => (e.nodeName ? [e.nodeName] : [])),
@@ -72,7 +73,7 @@ function readyEndpoints(ctx: CheckContext, port: ServicePort): PortEndpoint[] {
   ];
   return [...new Set([...ctx.nodeNames(), ...placed])]
     .sort()
-    .flatMap((node) => ctx.proxiedEndpoints(port, node).filter((e) => e.ready))
+    .flatMap((node) => ctx.proxiedEndpoints(port, node).all.filter((e) => e.ready))
     .sort((a, b) => (`${a.ip}:${a.port}` < `${b.ip}:${b.port}` ? -1 : 1));
 }
 
@@ -89,7 +90,8 @@ function check(ctx: CheckContext): Finding[] {
       const family = familyOf(e.ip) ?? 'IPv4';
       const n = ctx.analysis.node(node, undefined, family);
       const dp = n.dataplane();
-      const who = e.podName ?? hostPort(canonicalAddress(e.ip), e.port);
+      const podName = podOf(e) && e.ref!.name;
+      const who = podName ?? hostPort(canonicalAddress(e.ip), e.port);
       if (!dp || dp.mode !== n.mode()) {
         // no state of its mode read there: the Rules step says so
         const word = modeTraits(n.mode())?.state?.word;
@@ -116,7 +118,7 @@ function check(ctx: CheckContext): Finding[] {
         ip: e.ip,
         port: e.port,
         protocol: port.protocol,
-        ...(e.podName ? { podName: e.podName } : {}),
+        ...(podName ? { podName } : {}),
         ...(endpoint ? { endpoint } : {}),
       });
       if (answer.kind === 'not-checked') {

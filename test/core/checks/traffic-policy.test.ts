@@ -146,6 +146,26 @@ describe('traffic policy step', () => {
   });
 });
 
+describe('policy Local on an IPv6 Service', () => {
+  it("a node's local endpoints are its IPv6 ones, as the IPv6 proxier uses them", () => {
+    const slice = anEndpointSlice({
+      endpoints: [
+        { ip: 'fd00:10:244::5', node: 'node-a', pod: 'web-1' },
+        { ip: 'fd00:10:244:1::6', node: 'node-b', pod: 'web-2' },
+      ],
+    });
+    const svc = nodePortLocal();
+    Object.assign(slice, { addressType: 'IPv6' });
+    Object.assign(svc.spec as object, { clusterIP: 'fd00:10:96::20', ipFamilies: ['IPv6'] });
+    const found = run(trafficPolicyCheck, facts(cluster(svc, slice)));
+    assert.deepEqual(ids(found), ['local-endpoints-everywhere:pass']);
+    assert.deepEqual(found[0]!.evidence.map(evidenceText), [
+      'node-a: local endpoint [fd00:10:244::5]:8080',
+      'node-b: local endpoint [fd00:10:244:1::6]:8080',
+    ]);
+  });
+});
+
 describe("policy Cluster rests on the nodes' rules", () => {
   it('a node the Rules step found without the rule is not passed: not met there, pointing at step 7', async () => {
     const facts = await readSnapshot('snapshots/missing-service-rules');

@@ -3,8 +3,6 @@
 // which will drop.
 import { rulesCompared } from '../rules/compared.js';
 import { read, stateSeen, unseen } from '../../findings/evidence.js';
-import { categorize, portEndpoints } from '../../dataplane/kube-proxy/endpoints.js';
-import { proxiedSlicesOf } from '../../dataplane/kube-proxy/endpoint-source.js';
 import type { Service, ServicePort } from '../../kube/objects.js';
 import type { Evidence, Finding } from '../../model.js';
 import { kubectl, valid } from '../../findings/next-command.js';
@@ -20,15 +18,13 @@ interface NodeLocal {
   local: string[];
 }
 
-/** Each node's endpoints of the port on itself, from the objects its kube-proxy reads (the legacy
- * Endpoints before 1.19), as the Rules step expects them. */
-function localEndpoints(ctx: CheckContext, svc: Service, port: ServicePort): NodeLocal[] {
-  return ctx.nodeNames().map((node) => {
-    const from = ctx.analysis.node(node).expected(ctx.scope).endpointsFrom;
-    const slices = proxiedSlicesOf(ctx.view, svc, from);
-    const cat = categorize(portEndpoints(slices, port, node), { cluster: true, local: true });
-    return { node, local: cat.local.map((e) => e.address) };
-  });
+/** Each node's endpoints of the port its Local policy uses, from the objects its kube-proxy reads
+ * (the legacy Endpoints before 1.19), as the Rules step expects them. */
+function localEndpoints(ctx: CheckContext, port: ServicePort): NodeLocal[] {
+  return ctx.nodeNames().map((node) => ({
+    node,
+    local: ctx.proxiedEndpoints(port, node).local.map((e) => e.address),
+  }));
 }
 
 /** What a node without a local endpoint does with the port's traffic, as its dataplane shows it. */
@@ -89,7 +85,7 @@ export function external(ctx: CheckContext, svc: Service): Finding[] {
   const out: Finding[] = [];
   for (const port of svc.ports) {
     const spn = ctx.servicePortName(port);
-    const per = localEndpoints(ctx, svc, port);
+    const per = localEndpoints(ctx, port);
     const none = per.filter((n) => n.local.length === 0);
     // a drop is said of the nodes whose rules were read; the others are not observed
     const without = none.filter((n) => rulesCompared(ctx, n.node));
@@ -145,7 +141,7 @@ export function external(ctx: CheckContext, svc: Service): Finding[] {
 export function internal(ctx: CheckContext, svc: Service): Finding[] {
   return svc.ports.flatMap((port) => {
     const spn = ctx.servicePortName(port);
-    const per = localEndpoints(ctx, svc, port);
+    const per = localEndpoints(ctx, port);
     const none = per.filter((n) => n.local.length === 0);
     const without = none.filter((n) => rulesCompared(ctx, n.node));
     const unread = rulesUnread(

@@ -11,8 +11,10 @@ import {
   type ClusterView,
   type EndpointSlice,
   type LegacyEndpoints,
+  type ServicePort,
 } from '../../kube/objects.js';
 import type { KubeProxyConfig } from '../../kube/objects/kube-proxy-config.js';
+import { categorize, portEndpoints, type ProxyEndpoint } from './endpoints.js';
 import type { Release } from './releases.js';
 
 /** The first minor whose kube-proxy proxies from the EndpointSlices by default. */
@@ -84,6 +86,34 @@ export function proxiedSlicesOf(
   return source.reads === 'EndpointSlices'
     ? slicesOf(view, svc)
     : endpointsOf(view, svc).flatMap(slicesOfEndpoints);
+}
+
+/** One Service port's endpoints on a node, as that node's kube-proxy reads them. */
+export interface NodeEndpoints {
+  /** Every one on the node, ready or not, each family's: canonical, one copy each. */
+  all: ProxyEndpoint[];
+  /** Those its Local traffic policy chains hold: ready ones, else serving terminating ones,
+   * each family's apart (a proxier per family, CategorizeEndpoints). */
+  local: ProxyEndpoint[];
+}
+
+/** One Service port's endpoints on `node`, from the object its kube-proxy reads (`source`, by
+ * its release): the one rule of which endpoints a node has that the checks ask. */
+export function nodeEndpoints(
+  view: ClusterView,
+  svc: { namespace: string; name: string },
+  port: ServicePort,
+  node: string,
+  source: EndpointSource,
+): NodeEndpoints {
+  const slices = proxiedSlicesOf(view, svc, source);
+  const out: NodeEndpoints = { all: [], local: [] };
+  for (const family of ['IPv4', 'IPv6'] as const) {
+    const onNode = portEndpoints(slices, port, node, undefined, family).filter((e) => e.local);
+    out.all.push(...onNode);
+    out.local.push(...categorize(onNode, { cluster: false, local: true }).local);
+  }
+  return out;
 }
 
 /** The Service's legacy Endpoints object (one at most: it bears the Service's name). */
