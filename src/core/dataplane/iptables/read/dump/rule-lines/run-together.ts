@@ -128,9 +128,7 @@ export class RunTogetherRules {
       if (this.nextJoin === -1 || this.nextJoin >= e) return out;
       const at = this.nextJoin;
       this.nextJoin = this.state.whole.indexOf(JOIN, at + 1);
-      let quotes = 0;
-      for (let k = s; k < at; k++) if (this.state.buf[k] === 34) quotes++;
-      if (quotes % 2 === 0) out.push(at);
+      if (!insideQuotes(this.state.buf, s, at)) out.push(at);
     }
   }
 }
@@ -139,8 +137,20 @@ export class RunTogetherRules {
 function firstRule(line: string): string {
   let quoted = false;
   for (let k = 0; k < line.length; k++) {
-    if (line[k] === '"') quoted = !quoted;
+    if (quoted && line[k] === '\\') k++;
+    else if (line[k] === '"') quoted = !quoted;
     else if (!quoted && line.startsWith(' -A ', k)) return line.slice(0, k);
   }
   return line;
+}
+
+/** Whether buf[at] lies inside quotes of the line from s: inside them iptables-save escapes ",
+ * \ and ' with a backslash (xtables_save_string), so an escaped quote does not end them. */
+function insideQuotes(buf: Uint8Array, s: number, at: number): boolean {
+  let quoted = false;
+  for (let k = s; k < at; k++) {
+    if (quoted && buf[k] === 92) k++;
+    else if (buf[k] === 34) quoted = !quoted;
+  }
+  return quoted;
 }
