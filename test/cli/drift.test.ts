@@ -616,14 +616,36 @@ describe('kdebug expect, drift and trace in both families (the dual-stack scenar
       .filter((f: { severity: string }) => f.severity !== 'info')
       .map((f: { id: string; family: string; node: string }) => `${f.id} ${f.family} ${f.node}`);
     assert.deepEqual(ids, ['service-rules-missing IPv6 vm-12-11-centos']);
-    // v1.21 read for both nodes, their IPv4 rules spelled by v1.19 or earlier: svc's
-    // rules-release-disagrees, per node and family
+    // image and rules are one release (v1.30): nothing disagrees
     assert.deepEqual(
       doc.nodes.map((n: { releaseDisagrees: unknown }) => n.releaseDisagrees),
-      [{ read: 'v1.21', upTo: 'v1.19' }, null, { read: 'v1.21', upTo: 'v1.19' }, null],
+      [null, null, null, null],
     );
     const v4only = kdebug(['drift', ...S, '--all-nodes', '--family', 'ipv4']);
     assert.equal(v4only.code, 0, v4only.stdout);
+  });
+
+  it("drift -o json gives releaseDisagrees where the release read is newer than the rules' signs allow", () => {
+    // the demo's v1.15-era rules beside a kube-proxy image retagged v1.21.14: svc's
+    // rules-release-disagrees, per node
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-drift-release-'));
+    try {
+      cpSync('snapshots/nginx-svc', dir, { recursive: true });
+      const objects = join(dir, 'objects.json');
+      writeFileSync(
+        objects,
+        readFileSync(objects, 'utf8').replaceAll('/kube-proxy:v1.15.2', '/kube-proxy:v1.21.14'),
+      );
+      const r = kdebug(['drift', '--snapshot', dir, '--all-nodes', '-o', 'json']);
+      const doc = JSON.parse(r.stdout);
+      assert.deepEqual(
+        doc.nodes.map((n: { releaseDisagrees: unknown }) => n.releaseDisagrees),
+        doc.nodes.map(() => ({ read: 'v1.21', upTo: 'v1.19' })),
+      );
+      assert.ok(doc.nodes.length >= 2, r.stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('trace walks an IPv6 packet through ip6tables, [ip]:port in and out; the node without rules is said', () => {
