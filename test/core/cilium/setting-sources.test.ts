@@ -104,6 +104,51 @@ describe("each of the Cilium agent's settings, with where it was read", () => {
       { 'kube-proxy-replacement': 'true' },
       'ConfigMap kube-system/cilium-config kube-proxy-replacement',
     ],
+    // no status line prints these: cilium-config's key, else the default, assumed
+    ['externalClusterIP', 'none', {}, "not read (Cilium's default: off)"],
+    [
+      'externalClusterIP',
+      'none',
+      { 'bpf-lb-external-clusterip': 'true' },
+      'ConfigMap kube-system/cilium-config bpf-lb-external-clusterip',
+    ],
+    [
+      'sourceRangeCheck',
+      'none',
+      { 'enable-svc-source-range-check': 'false' },
+      'ConfigMap kube-system/cilium-config enable-svc-source-range-check',
+    ],
+    [
+      'sourceRangeCheck',
+      'none',
+      {},
+      "not read (Cilium's default: on with kube-proxy replacement or enable-node-port, off without)",
+    ],
+    // 1.18.6 reads bpf-lb-source-range-all-types (1.18.0 to 1.18.5 checked every type)
+    [
+      'sourceRangeTypes',
+      'none',
+      {},
+      "not read (Cilium's default: off, so LoadBalancer frontends only)",
+    ],
+    [
+      'sourceRangeTypes',
+      'none',
+      { 'bpf-lb-source-range-all-types': 'true' },
+      'ConfigMap kube-system/cilium-config bpf-lb-source-range-all-types',
+    ],
+    [
+      'lbServiceIPAM',
+      'none',
+      { 'default-lb-service-ipam': 'none' },
+      'ConfigMap kube-system/cilium-config default-lb-service-ipam',
+    ],
+    [
+      'wildcardEntries',
+      'none',
+      {},
+      "Cilium before 1.19 writes no wildcard entry (the option is 1.20's)",
+    ],
   ];
   for (const [setting, line, data, want] of cases)
     it(`${setting}, its status without "${line}", cilium-config ${JSON.stringify(data)}: ${want}`, () => {
@@ -130,9 +175,31 @@ describe("each of the Cilium agent's settings, with where it was read", () => {
     assert.match(said, /bpf-lb-mode from ConfigMap kube-system\/cilium-config/);
     assert.match(
       said,
-      /bpf-lb-sock not read \(Cilium's default: on with kube-proxy replacement, off without\)/,
+      /not read, so assumed: bpf-lb-sock \(Cilium's default: on with kube-proxy replacement, off without\)/,
     );
     assert.doesNotMatch(said, /bpf-lb-sock,[^;]*from the status/);
+  });
+
+  it('source-range checks in 1.18.0 to 1.18.5 and 1.19: the release decides, whatever cilium-config says', () => {
+    const at = (tag: string) => {
+      const p = aCiliumAgent('n1', `quay.io/cilium/cilium:${tag}@sha256:1`);
+      const view = clusterView([
+        p,
+        config({
+          'bpf-lb-source-range-all-types': 'false',
+          'enable-svc-source-range-check': 'false',
+        }),
+      ]);
+      return agentOf(view, new ViewIndex(view).ciliumAgentPod('n1'), undefined)!;
+    };
+    const early = at('v1.18.3');
+    assert.equal(early.sources.sourceRangeTypes.from, 'release');
+    assert.equal(early.settings.sourceRangeTypes, 'all');
+    assert.equal(early.sources.sourceRangeCheck.from, 'cilium-config');
+    const later = at('v1.19.1');
+    assert.equal(later.sources.sourceRangeCheck.from, 'release');
+    assert.equal(later.settings.sourceRangeCheck, true);
+    assert.equal(later.sources.sourceRangeTypes.from, 'cilium-config');
   });
 
   it("the node's mode says kube-proxy replacement from cilium-config, not the status that lacks it", () => {

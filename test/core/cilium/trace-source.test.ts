@@ -87,8 +87,10 @@ describe('the Cilium walk: where the packet comes from', () => {
       outside.outcomes.map((o) => o.verdict),
       ['DROP'],
     );
+    // the ClusterIP's drop rests on bpf-lb-external-clusterip, which cilium-config does not set
     assert.deepEqual(assumed(outside), [
       "203.0.113.9 is no Pod read, no node's address and in no Pod range read (10.244.1.0/24, 10.244.0.0/24): walked as a client outside the cluster, coming in at the node's device",
+      "bpf-lb-external-clusterip not read (Cilium's default: off): walked with that default; on, the ClusterIP answers from outside",
     ]);
   });
 });

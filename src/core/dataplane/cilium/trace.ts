@@ -26,6 +26,7 @@ import { knows, type CiliumAgent, type ConfigOnlySetting } from './agent/agent.j
 import {
   SETTING_NAMES,
   sourceText,
+  wasRead,
   type SettingSources,
   type SourcedSetting,
 } from './agent/provenance.js';
@@ -268,16 +269,25 @@ function routableOf(
   table: CiliumTable,
   o: CiliumTraceOptions,
 ): { routable: boolean; said: string; assumed?: string } {
-  if (knows(o, 'externalClusterIP'))
+  const source = o.sources?.of.externalClusterIP;
+  const said = `bpf-lb-external-clusterip is ${o.externalClusterIP ? 'on' : 'off'}`;
+  // read (or no source given): the setting decides; a default taken yields to the listing
+  if (knows(o, 'externalClusterIP') && (!source || wasRead(source)))
     return {
       routable: o.externalClusterIP,
-      said: `bpf-lb-external-clusterip is ${o.externalClusterIP ? 'on' : 'off'}`,
+      said: source ? `${said}, from ${sourceText(o.sources!.agent, source)}` : said,
     };
   const listed = listedEntry(fe, table, o.maps);
   if (listed)
     return {
       routable: !listed.f.flags.includes('non-routable'),
       said: `its BPF map entry, ${listed.source}:${listed.f.line}, is non-routable`,
+    };
+  if (source && knows(o, 'externalClusterIP'))
+    return {
+      routable: o.externalClusterIP,
+      said: `${said}, ${sourceText(o.sources!.agent, source)}`,
+      assumed: `bpf-lb-external-clusterip ${sourceText(o.sources!.agent, source)}: walked with that default; on, the ClusterIP answers from outside`,
     };
   return {
     routable: false,

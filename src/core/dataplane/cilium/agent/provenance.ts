@@ -12,6 +12,7 @@ import type { StatusFields } from './status.js';
 
 /** The settings whose source an output names where it states them. */
 export const SOURCED_SETTINGS = [
+  // those its status may print (all but service-no-backend-response)
   'kubeProxyReplacement',
   'socketLB',
   'hostnsOnly',
@@ -20,8 +21,34 @@ export const SOURCED_SETTINGS = [
   'sessionAffinity',
   'noBackend',
   'nodePortRange',
+  // those only cilium-config or the release says
+  'externalClusterIP',
+  'sourceRangeCheck',
+  'sourceRangeTypes',
+  'lbServiceIPAM',
+  'wildcardEntries',
+  'forwardingAnnotation',
+  'algorithmAnnotation',
+  'serviceTopology',
+  'healthCheckNodePort',
+  'healthCheckLoadBalancerIP',
+  'serviceProxyName',
+  'ipv4',
+  'ipv6',
 ] as const;
 export type SourcedSetting = (typeof SOURCED_SETTINGS)[number];
+/** Those only cilium-config or the release says (no status line prints them). */
+type ConfigOnlySourced = Exclude<
+  SourcedSetting,
+  | 'kubeProxyReplacement'
+  | 'socketLB'
+  | 'hostnsOnly'
+  | 'algorithm'
+  | 'forwarding'
+  | 'sessionAffinity'
+  | 'noBackend'
+  | 'nodePortRange'
+>;
 
 export type SettingSource =
   /** Its status printed it, on the line of that field ("Socket LB"). */
@@ -45,6 +72,20 @@ export const SETTING_NAMES: Record<SourcedSetting, string> = {
   sessionAffinity: 'enable-session-affinity',
   noBackend: 'service-no-backend-response',
   nodePortRange: 'node-port-range',
+  externalClusterIP: 'bpf-lb-external-clusterip',
+  sourceRangeCheck: 'enable-svc-source-range-check',
+  sourceRangeTypes: 'bpf-lb-source-range-all-types',
+  // the operator's LB-IPAM option, read from the same ConfigMap
+  lbServiceIPAM: 'default-lb-service-ipam',
+  wildcardEntries: 'bpf-lb-enable-wildcard-entries',
+  forwardingAnnotation: 'bpf-lb-mode-annotation',
+  algorithmAnnotation: 'bpf-lb-algorithm-annotation',
+  serviceTopology: 'enable-service-topology',
+  healthCheckNodePort: 'enable-health-check-nodeport',
+  healthCheckLoadBalancerIP: 'enable-health-check-loadbalancer-ip',
+  serviceProxyName: 'k8s-service-proxy-name',
+  ipv4: 'enable-ipv4',
+  ipv6: 'enable-ipv6',
 };
 
 /** Where `s` was read, in words: 'the "Socket LB" line of agent kube-system/cilium-x's status',
@@ -91,28 +132,34 @@ export function readSourcesText(
 /** Whether `s` was read where the agent or the API says it (its status, cilium-config). */
 export const wasRead = (s: SettingSource) => s.from === 'status' || s.from === 'cilium-config';
 
-/** Where the agent's settings were read, each source once with the settings it gave: the
- * header of `kdebug expect` ("bpf-lb-sock, bpf-lb-mode from the status of agent ...; ..."). */
+/** Where the agent's settings were read, each source once with the settings it gave, those not
+ * read last with the default each is assumed at: the header of `kdebug expect` ("bpf-lb-sock,
+ * bpf-lb-mode from the status of agent ...; ...; not read, so assumed: bpf-lb-external-clusterip
+ * (Cilium's default: off), ..."). */
 export function settingsSaid(agent: Pick<CiliumAgent, 'pod' | 'configMap' | 'sources'>): string {
   const bySource = new Map<string, string[]>();
+  const assumed: string[] = [];
   for (const s of SOURCED_SETTINGS) {
     const src = agent.sources[s];
-    // a status line or a key is said with the setting itself, the others with their reason
+    if (src.from === 'not read') {
+      assumed.push(`${SETTING_NAMES[s]} (${src.assumed})`);
+      continue;
+    }
+    // a status line or a key is said with the setting itself, the release with its reason
     const where =
       src.from === 'status'
-        ? `the status of agent ${agent.pod.namespace}/${agent.pod.name}`
+        ? `from the status of agent ${agent.pod.namespace}/${agent.pod.name}`
         : src.from === 'cilium-config'
-          ? `ConfigMap ${agent.configMap ?? 'cilium-config'}`
-          : sourceText(agent, src);
+          ? `from ConfigMap ${agent.configMap ?? 'cilium-config'}`
+          : `: ${src.why}`;
     bySource.set(where, [...(bySource.get(where) ?? []), SETTING_NAMES[s]]);
   }
-  return [...bySource]
-    .map(([where, names]) =>
-      where.startsWith('not read')
-        ? `${names.join(', ')} ${where}`
-        : `${names.join(', ')} from ${where}`,
-    )
-    .join('; ');
+  return [
+    ...[...bySource].map(([where, names]) =>
+      where.startsWith(':') ? `${names.join(', ')}${where}` : `${names.join(', ')} ${where}`,
+    ),
+    ...(assumed.length > 0 ? [`not read, so assumed: ${assumed.join(', ')}`] : []),
+  ].join('; ');
 }
 
 /** What the agent's settings were decided from (agent.ts ciliumAgentOn), for their sources. */
@@ -193,5 +240,59 @@ export function settingSources(o: SettingInputs): SettingSources {
         "Cilium's default: 30000-32767",
       ),
     ),
+    ...configOnlySources(o, config, keyOf),
+  };
+}
+
+/** The sources of the settings only cilium-config (or the release) gives: no status line says
+ * them. */
+function configOnlySources(
+  o: SettingInputs,
+  config: (s: SourcedSetting, key: string | undefined, assumed: string) => SettingSource,
+  keyOf: (key: string) => string | undefined,
+): Pick<SettingSources, ConfigOnlySourced> {
+  const byRelease = releaseBehaviour(o.release);
+  const plain = (s: SourcedSetting, assumed: string) =>
+    config(s, keyOf(SETTING_NAMES[s]), `Cilium's default: ${assumed}`);
+  const guarded = byRelease.sourceRangeTypes;
+  return {
+    externalClusterIP: plain('externalClusterIP', 'off'),
+    sourceRangeCheck: byRelease.kprOptionsGone
+      ? { from: 'release', why: 'Cilium 1.19 and later always check them (the option is gone)' }
+      : plain(
+          'sourceRangeCheck',
+          'on with kube-proxy replacement or enable-node-port, off without',
+        ),
+    // 1.18.0 to 1.18.5 read no such option: they guard every type (release-behaviour.ts)
+    sourceRangeTypes:
+      guarded === 'all'
+        ? {
+            from: 'release',
+            why: 'Cilium 1.18.0 to 1.18.5 check every frontend type whatever bpf-lb-source-range-all-types says',
+          }
+        : plain('sourceRangeTypes', `off, so ${guarded.join(' and ')} frontends only`),
+    lbServiceIPAM: plain('lbServiceIPAM', 'lbipam'),
+    // the option is 1.20's; before, the release alone decides
+    wildcardEntries: byRelease.wildcardOption
+      ? plain('wildcardEntries', 'on')
+      : o.release === undefined
+        ? { from: 'not read', assumed: 'its release not known: taken as writing none' }
+        : {
+            from: 'release',
+            why: byRelease.wildcardEntries
+              ? "Cilium 1.19 writes wildcard entries (the option is 1.20's)"
+              : "Cilium before 1.19 writes no wildcard entry (the option is 1.20's)",
+          },
+    forwardingAnnotation: plain('forwardingAnnotation', 'off'),
+    algorithmAnnotation: plain('algorithmAnnotation', 'off'),
+    serviceTopology: plain('serviceTopology', 'off'),
+    healthCheckNodePort: plain('healthCheckNodePort', 'on'),
+    healthCheckLoadBalancerIP: plain('healthCheckLoadBalancerIP', 'off'),
+    serviceProxyName: plain(
+      'serviceProxyName',
+      'none, so only Services without service.kubernetes.io/service-proxy-name',
+    ),
+    ipv4: plain('ipv4', 'on'),
+    ipv6: plain('ipv6', 'off'),
   };
 }
