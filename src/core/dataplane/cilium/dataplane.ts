@@ -99,6 +99,7 @@ export function ciliumDataplane(
           ],
           options: agent.settings,
           known: knownMapFlags(agent),
+          sources: { agent, of: agent.sources },
         },
         scoped: scope !== undefined,
         agent: {

@@ -175,7 +175,9 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   // the BPF maps, read besides the table or as the only one, against the entries expected
   const bpf = input.maps ?? (BPF_FORMS.includes(table.form) ? table : undefined);
   if (bpf && input.mapExpectations) {
-    const entries = mapEntryDrift(node, input.expected, bpf, input.mapExpectations, add);
+    // a finding that rests on a setting not read is a note
+    const note: AddFinding = (id, f) => notes.push(infoNote(input, id, f));
+    const entries = mapEntryDrift(node, input.expected, bpf, input.mapExpectations, add, note);
     wildcards(input, bpf, entries, add, notRead);
     // knownMapFlags leaves them out where the agent refuses cilium-config as read
     if (input.refused)

@@ -8,6 +8,13 @@ import { canonicalCidrOf } from '../../../ipv6.js';
 import type { ServicePortName } from '../../../model.js';
 import { lineAt, type AddFinding } from '../../drift.js';
 import type { KnownMapFlags } from '../agent/comparable.js';
+import type { CiliumAgent } from '../agent/agent.js';
+import {
+  sourceText,
+  wasRead,
+  type SettingSources,
+  type SourcedSetting,
+} from '../agent/provenance.js';
 import type { ExpectedFrontend } from '../expected/expected.js';
 import {
   formatAddress,
@@ -30,6 +37,9 @@ export interface MapExpectations {
   nodeAddresses?: readonly string[];
   options: CiliumMapOptions;
   known: KnownMapFlags;
+  /** Where the agent's settings were read (agent/provenance.ts): a finding says the source of
+   * each setting it rests on, and one resting on a default taken is a note, not drift. */
+  sources?: { agent: Pick<CiliumAgent, 'pod' | 'configMap'>; of: SettingSources };
 }
 
 interface Entry {
@@ -41,7 +51,26 @@ interface Entry {
   /** The agent's forwarding mode (bpf-lb-mode). */
   mode: string;
   add: AddFinding;
+  /** Adds a finding as a note: what it rests on was not read. */
+  note: AddFinding;
+  sources: MapExpectations['sources'];
 }
+
+/** Where `setting` was read, said after its value (", from ConfigMap ... bpf-lb-mode"), and
+ * whether it was (a default taken is an assumption, which passes and fails nothing). */
+function settingFrom(c: Entry, setting: SourcedSetting): { from: string; read: boolean } {
+  const s = c.sources;
+  if (!s) return { from: '', read: true };
+  const src = s.of[setting];
+  const text = sourceText(s.agent, src);
+  return wasRead(src) || src.from === 'release'
+    ? { from: `, from ${text}`, read: true }
+    : { from: `, ${text}`, read: false };
+}
+
+/** Said of a finding that rests on settings not read: why it is a note. */
+const ASSUMED =
+  " That setting was not read: what is expected rests on its default, so this is an assumption, not drift; read cilium-config (or the agent's status) to compare it.";
 
 export function mapEntryDrift(
   node: string,
@@ -49,6 +78,7 @@ export function mapEntryDrift(
   bpf: CiliumTable,
   x: MapExpectations,
   add: AddFinding,
+  note: AddFinding,
 ): ExpectedMapEntry[] {
   // a NodePort address the agent wrote is compared even where its addresses were not read
   const written = bpf.frontends.filter((f) => f.type === 'NodePort' && !isWildcard(f.ip));
@@ -70,7 +100,17 @@ export function mapEntryDrift(
     const want = byKey.get(key(m));
     // none: not the objects' (said as stale or unmodelled); two: a listing without protocols
     if (want?.length !== 1) continue;
-    const c: Entry = { node, bpf, m, e: want[0]!, known: x.known, mode: x.options.forwarding, add };
+    const c: Entry = {
+      node,
+      bpf,
+      m,
+      e: want[0]!,
+      known: x.known,
+      mode: x.options.forwarding,
+      add,
+      note,
+      sources: x.sources,
+    };
     // a listing without the flag column (before 1.8) shows none: nothing is said of them
     if (m.type !== undefined && x.known.flags) {
       trafficPolicy(c);
@@ -139,10 +179,13 @@ function forwarding(c: Entry) {
   if (!c.known.forwarding) return;
   const want = c.e.flags.includes('dsr');
   if (c.m.flags.includes('dsr') === want) return;
-  c.add('cilium-forwarding-differs', {
+  const mode = settingFrom(c, 'forwarding');
+  const honoured = settingFrom(c, 'forwardingAnnotation');
+  const read = mode.read && honoured.read;
+  (read ? c.add : c.note)('cilium-forwarding-differs', {
     service: nameOf(c.e),
-    title: `${keyOf(c)}: ${want ? 'SNAT' : 'DSR'} in the BPF map, expected ${want ? 'DSR' : 'SNAT'}`,
-    message: `The BPF map entry of ${keyOf(c)} (${nameOf(c.e)}) on ${c.node} forwards by ${want ? 'SNAT' : 'DSR'}, but the agent's bpf-lb-mode (${c.mode}) and the Service's service.cilium.io/forwarding-mode (where honoured) make it ${want ? 'DSR' : 'SNAT'}: ${want ? "replies go back through this node, and backends see this node's address instead of the client's" : "backends on other nodes answer the client directly, from the frontend's address, which needs the network to let those replies through"}.`,
+    title: `${keyOf(c)}: ${want ? 'SNAT' : 'DSR'} in the BPF map, expected ${want ? 'DSR' : 'SNAT'}${read ? '' : ' (assumed)'}`,
+    message: `The BPF map entry of ${keyOf(c)} (${nameOf(c.e)}) on ${c.node} forwards by ${want ? 'SNAT' : 'DSR'}, but the agent's bpf-lb-mode (${c.mode}${mode.from}) and the Service's service.cilium.io/forwarding-mode (where honoured: bpf-lb-mode-annotation${honoured.from}) make it ${want ? 'DSR' : 'SNAT'}: ${want ? "replies go back through this node, and backends see this node's address instead of the client's" : "backends on other nodes answer the client directly, from the frontend's address, which needs the network to let those replies through"}.${read ? '' : ASSUMED}`,
     expected: [expectedLine(c)],
     actual: [at(c)],
   });
@@ -170,10 +213,11 @@ function sourceRanges(c: Entry) {
   // which types are guarded turns on a setting: not read, a check where none is expected is no drift
   if (!want && !c.known.sourceRangeTypes) return;
   if (!want) {
-    c.add('cilium-source-range-differs', {
+    const types = settingFrom(c, 'sourceRangeTypes');
+    (types.read ? c.add : c.note)('cilium-source-range-differs', {
       service,
-      title: `${keyOf(c)}: checks the source, expected no check`,
-      message: `The BPF map entry of ${keyOf(c)} (${service}) on ${c.node} checks each client's source${mapped ? ` against ${list(mapped) || 'no CIDR'}` : ''}, but no loadBalancerSourceRanges of the Service guard this frontend: ${mapped?.length === 0 && !c.m.flags.includes('deny') ? 'every client is' : `clients ${mapped?.length ? (c.m.flags.includes('deny') ? 'in those ' : 'outside those ') : ''}are`} dropped that the Service lets in.`,
+      title: `${keyOf(c)}: checks the source, expected no check${types.read ? '' : ' (assumed)'}`,
+      message: `The BPF map entry of ${keyOf(c)} (${service}) on ${c.node} checks each client's source${mapped ? ` against ${list(mapped) || 'no CIDR'}` : ''}, but no loadBalancerSourceRanges of the Service guard this frontend (bpf-lb-source-range-all-types${types.from}): ${mapped?.length === 0 && !c.m.flags.includes('deny') ? 'every client is' : `clients ${mapped?.length ? (c.m.flags.includes('deny') ? 'in those ' : 'outside those ') : ''}are`} dropped that the Service lets in.${types.read ? '' : ASSUMED}`,
       expected: [expectedLine(c)],
       actual: [at(c)],
     });
@@ -271,15 +315,28 @@ function algorithm(c: Entry) {
   const byTable = (m: boolean) => (tables ? ` ${says(m)}` : '');
   if (annotated || (tables && maglev !== want)) {
     const lbalg = (a: string | undefined) => ` LBALG=${a ?? 'undef'}`;
-    const why = c.e.algorithm
-      ? `the Service's service.cilium.io/lb-algorithm says ${c.e.algorithm}`
+    const honoured = settingFrom(c, 'algorithmAnnotation');
+    const algorithm = settingFrom(c, 'algorithm');
+    // the annotation's value is the Service's own; whether it is honoured, and the agent's
+    // algorithm, are settings with a source
+    const [why, read] = c.e.algorithm
+      ? [
+          `the Service's service.cilium.io/lb-algorithm says ${c.e.algorithm} (honoured: bpf-lb-algorithm-annotation${honoured.from})`,
+          honoured.read,
+        ]
       : annotated
-        ? 'no service.cilium.io/lb-algorithm of the Service is honoured (bpf-lb-algorithm-annotation)'
-        : `the agent's bpf-lb-algorithm (${c.e.maglev ? 'maglev' : 'random, or maglev not on this frontend type'}) says ${says(c.e.maglev)}`;
-    c.add('cilium-algorithm-differs', {
+        ? [
+            `no service.cilium.io/lb-algorithm of the Service is honoured (bpf-lb-algorithm-annotation${honoured.from})`,
+            honoured.read,
+          ]
+        : [
+            `the agent's bpf-lb-algorithm (${c.e.maglev ? 'maglev' : 'random, or maglev not on this frontend type'}${algorithm.from}) says ${says(c.e.maglev)}`,
+            algorithm.read,
+          ];
+    (read ? c.add : c.note)('cilium-algorithm-differs', {
       service,
-      title: `${keyOf(c)}: ${annotated ? `LBALG ${c.m.algorithm ?? 'undef'}` : says(maglev)} in the BPF map, expected ${annotated ? (c.e.algorithm ?? 'undef') : says(want)}`,
-      message: `The BPF map entry of ${keyOf(c)} (${service}) on ${c.node} ${annotated ? `carries${lbalg(c.m.algorithm)}` : `picks backends ${maglev ? 'by Maglev' : 'at random'}`}, but ${why}: ${c.e.maglev ? "without Maglev the nodes do not agree on a connection's backend, so one an outside load balancer moves to another node reaches another backend" : 'its backends are picked from a Maglev table its settings do not give it'}.`,
+      title: `${keyOf(c)}: ${annotated ? `LBALG ${c.m.algorithm ?? 'undef'}` : says(maglev)} in the BPF map, expected ${annotated ? (c.e.algorithm ?? 'undef') : says(want)}${read ? '' : ' (assumed)'}`,
+      message: `The BPF map entry of ${keyOf(c)} (${service}) on ${c.node} ${annotated ? `carries${lbalg(c.m.algorithm)}` : `picks backends ${maglev ? 'by Maglev' : 'at random'}`}, but ${why}: ${c.e.maglev ? "without Maglev the nodes do not agree on a connection's backend, so one an outside load balancer moves to another node reaches another backend" : 'its backends are picked from a Maglev table its settings do not give it'}.${read ? '' : ASSUMED}`,
       expected: [`${expectedLine(c, annotated ? lbalg(c.e.algorithm) : '')}${byTable(want)}`],
       actual: [`${at(c, annotated ? lbalg(c.m.algorithm) : '')}${byTable(maglev)}`],
     });
