@@ -196,6 +196,16 @@ export function driftDoc(
       tables: n.tables ?? ['nat', 'filter'],
       drift: n.drifted,
       counts: counts(n.findings),
+      // a Cilium node: what of its agent was read, and its settings with where each was read
+      ...(n.cilium
+        ? {
+            cilium: {
+              read: n.cilium.read,
+              states: n.cilium.states,
+              settings: n.cilium.settings ?? [],
+            },
+          }
+        : {}),
     })),
     findings: all.map((f) => findingJson(f, how)),
     notes: nodes

@@ -67,6 +67,19 @@ const checked = [
       typeof Drift.properties.nodes.items.properties.releaseDisagrees
     >
   >(),
+  same<Same<Item<D['nodes']>['cilium'], typeof Drift.properties.nodes.items.properties.cilium>>(),
+  same<
+    Same<
+      Item<NonNullable<Item<D['nodes']>['cilium']>['settings']>,
+      typeof Drift.$defs.ciliumSetting
+    >
+  >(),
+  same<
+    Same<
+      Item<NonNullable<Item<D['nodes']>['cilium']>['settings']>['source'],
+      typeof Drift.$defs.ciliumSettingSource
+    >
+  >(),
   same<Same<Item<D['findings']>, typeof Drift.$defs.finding>>(),
   same<Same<D['summary'], typeof Drift.properties.summary>>(),
   same<Same<T, typeof Trace>>(),
@@ -84,6 +97,6 @@ const checked = [
 
 describe('the schemas and the types', () => {
   it('are compared by the type checker, one object at a time', () => {
-    assert.equal(checked.length, 31);
+    assert.equal(checked.length, 34);
   });
 });

@@ -7,6 +7,7 @@ import type { Evidence, Finding, ServicePortName, Severity } from '../model.js';
 import type { Release } from './kube-proxy/releases.js';
 import type { IPFamily } from '../ipv6.js';
 import type { DriftId } from './drift-ids.js';
+import type { SettingStated } from './cilium/agent/provenance.js';
 import { SEVERITY } from './drift-ids.js';
 
 export type { DriftId } from './drift-ids.js';
@@ -146,7 +147,12 @@ export interface NodeDrift {
   /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules: what
    * was read of it (its own table, its BPF maps alone, or both: the table against the maps), and
    * whether its backends' states were. */
-  cilium?: { read: CiliumCompared; states: boolean };
+  cilium?: {
+    read: CiliumCompared;
+    states: boolean;
+    /** The agent's settings the comparison took, each with its source (agent/provenance.ts). */
+    settings?: SettingStated[];
+  };
   /** The kube-proxy release whose rules the node was compared with (kube-proxy/releases.ts). */
   release?: Release;
   findings: DriftFinding[];

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { drift, edited } from '../../support/cilium-drift.js';
+import { driftDoc } from '../../../src/output/drift.js';
 
 const V = '27-v118-forwarding-mode-dsr-annotation';
 const noDsr = () => edited(V, [/(ADDR=172\.16\.1\.1:80\/TCP SLOT=\d+ .*)\+dsr/g, '$1']);
@@ -36,5 +37,29 @@ describe("BPF map drift: the settings' sources", () => {
     assert.match(n.title, /\(assumed\)$/);
     assert.match(n.explanation, /bpf-lb-mode \(snat, not read \(Cilium's default: snat\)\)/);
     assert.match(n.explanation, /an assumption, not drift/);
+  });
+
+  it("drift's JSON gives each setting typed: its value, its source, and whether it was assumed", () => {
+    const d = drift(V, noDsr(), undefined, { 'bpf-lb-mode': undefined as unknown as string });
+    const [node] = driftDoc({ label: 'x', nodes: [d], drifted: d.drifted, notCompared: [] }).nodes;
+    const by = new Map(node!.cilium!.settings.map((s) => [s.setting, s]));
+    // no status recorded for this vector: cilium-config's key
+    assert.deepEqual(by.get('kube-proxy-replacement')?.source, {
+      from: 'cilium-config',
+      key: 'kube-proxy-replacement',
+    });
+    assert.deepEqual(by.get('bpf-lb-mode'), {
+      setting: 'bpf-lb-mode',
+      value: 'snat',
+      source: { from: 'not read', assumed: "Cilium's default: snat" },
+      assumed: true,
+    });
+    assert.deepEqual(by.get('bpf-lb-mode-annotation'), {
+      setting: 'bpf-lb-mode-annotation',
+      value: true,
+      source: { from: 'cilium-config', key: 'bpf-lb-mode-annotation' },
+      assumed: false,
+    });
+    assert.equal(by.get('bpf-lb-external-clusterip')?.source.from, 'cilium-config');
   });
 });

@@ -14,6 +14,7 @@ import { frontendKey, type CiliumTable } from './read/listing.js';
 import { traceCiliumPacket } from './trace.js';
 import { sendersOf } from './trace-source.js';
 import { refusal } from './agent/refused.js';
+import { settingsStated } from './agent/provenance.js';
 import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './trees.js';
 
 /** What the Cilium dataplane takes from the node: its agent, its name and labels, the Service
@@ -83,8 +84,8 @@ export function ciliumDataplane(
       const only = new Set(ports.only.map((p) => `${p.name} ${p.protocol.toLowerCase()}`));
       return { ...all, services: all.services.filter((t) => only.has(`${t.name} ${t.protocol}`)) };
     },
-    drift: (node, _kubeProxy, _trees, scope) =>
-      ciliumDrift({
+    drift: (node, _kubeProxy, _trees, scope) => {
+      const d = ciliumDrift({
         node,
         expected: expected(scope),
         table,
@@ -109,7 +110,10 @@ export function ciliumDataplane(
         },
         ...healthServers(view, agent, scope),
         ...(refused ? { refused } : {}),
-      }),
+      });
+      // the settings it took, with their sources, for drift's JSON
+      return d.cilium ? { ...d, cilium: { ...d.cilium, settings: settingsStated(agent) } } : d;
+    },
     trace: (packet, net) => {
       const walked = traceCiliumPacket(table, net, packet, {
         ...agent.settings,

@@ -3,7 +3,7 @@
 // nowhere (Cilium's default taken, not known to be what the agent runs with). An output that
 // states a setting names its own source, never the agent's status for a line the status lacks.
 import type { Version } from '../../../version.js';
-import type { CiliumAgent } from './agent.js';
+import type { CiliumAgent, CiliumSettings } from './agent.js';
 import { lbSettingRead } from './lb-config.js';
 import { parseNodePortRange } from './node-port-range.js';
 import { SETTING_NOT_KNOWN } from './refused.js';
@@ -295,4 +295,41 @@ function configOnlySources(
     ipv4: plain('ipv4', 'on'),
     ipv6: plain('ipv6', 'off'),
   };
+}
+
+/** One setting as the agent holds it and where that was read, for JSON: `value` null where it is
+ * not known (a refused cilium-config); `assumed` where Cilium's default was taken. */
+export interface SettingStated {
+  /** Its cilium-config key ("bpf-lb-mode"). */
+  setting: string;
+  value: string | boolean | null;
+  source: SettingSource;
+  assumed: boolean;
+}
+
+/** Each setting's value as kdebug took it, from the agent's settings. */
+function valueOf(s: CiliumSettings, k: SourcedSetting): string | boolean {
+  switch (k) {
+    case 'nodePortRange':
+      return `${s.nodePortRange[0]}-${s.nodePortRange[1]}`;
+    // the option is a boolean: every frontend type guarded, or the release's own
+    case 'sourceRangeTypes':
+      return s.sourceRangeTypes === 'all';
+    default:
+      return s[k];
+  }
+}
+
+/** The agent's settings, each with its value and its source (drift's and expect's JSON). */
+export function settingsStated(agent: Pick<CiliumAgent, 'settings' | 'sources'>): SettingStated[] {
+  return SOURCED_SETTINGS.map((k) => {
+    const source = agent.sources[k];
+    const known = !(agent.settings.notKnown as readonly string[]).includes(k);
+    return {
+      setting: SETTING_NAMES[k],
+      value: known ? valueOf(agent.settings, k) : null,
+      source,
+      assumed: source.from === 'not read',
+    };
+  });
 }
