@@ -102,6 +102,9 @@ describe('kdebug rules', () => {
     assert.deepEqual(
       doc.warnings.map((w) => [w.line, w.message.replace(/^\S+\.txt:\d+: /, '').slice(0, 20)]),
       [
+        // each listing is piped through grep -E: named, with the rows it printed
+        [1, 'lines 3-5 are the ou'],
+        [7, 'lines 9-11 are the o'],
         [10, '1 wildcard drop entr'],
         [9, 'flags of the listing'],
       ],

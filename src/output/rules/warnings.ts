@@ -83,6 +83,12 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       d.rerun[0],
     );
   for (const c of d.runChanges ?? []) say(runChangeText(c), c.at);
+  // as kube-proxy's pastes say a filter: by what each of its stages keeps
+  for (const f of d.filtered ?? [])
+    say(
+      `${f.from === f.to ? `line ${f.from} is` : `lines ${f.from}-${f.to} are`} the output of \`${excerpt(f.command, 60)}\` (line ${f.line}): only ${f.keeps}, so the frontends they show need not be all the agent holds, nor their backends all of theirs: no share or count of their backends is stated`,
+      f.line,
+    );
   if (d.form === 'db-backends')
     say('a backends table alone names no frontend: paste db/show frontends with it');
   if (d.frontends.length > 0 && d.frontends.every((f) => f.protocol === undefined))

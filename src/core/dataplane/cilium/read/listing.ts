@@ -116,6 +116,16 @@ export type CiliumForm =
   | 'db-backends'
   | 'maps-dump';
 
+/** A listing command piped through a filter: the filter as typed, its line, what it keeps (as
+ * the object of "only"), and the first and last row read of its output. */
+export interface CiliumFiltered {
+  command: string;
+  line: number;
+  keeps: string;
+  from: number;
+  to: number;
+}
+
 /** Where and why a listing is not whole. */
 export interface CiliumCut {
   line: number;
@@ -153,6 +163,9 @@ export interface CiliumTable {
   protocolNotShown?: number;
   /** The lines a markdown reply quotes ("> " before each), read without the marks. */
   quote?: Quote;
+  /** The listing commands piped through a filter (`| grep X`), each with what its stages keep
+   * and the rows read of its output (read/filtered.ts). */
+  filtered?: CiliumFiltered[];
   /** Frontend ports a release printed in network byte order (bpf-lb-list.ts), each as printed and
    * as read, at its line. */
   portsSwapped?: { line: number; printed: number; port: number }[];

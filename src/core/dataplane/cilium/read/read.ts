@@ -26,6 +26,7 @@ import { mapsDump } from '../maps/read-dump.js';
 import { bpftoolCgroupTree } from './other-lines/other-tools.js';
 import { withAgentCommands } from './other-lines/agent-commands.js';
 import { laterRun, whole } from './runs.js';
+import { LIST_COMMAND, filteredRuns } from './filtered.js';
 import { excerpt } from '../../../sanitize.js';
 import { kubectlLines } from '../../paste/foreign.js';
 import { unquoted } from '../../iptables/read/paste/mangled/quoted.js';
@@ -39,6 +40,8 @@ export function parseCilium(coloured: string, source: string): CiliumTable {
   const lines = text.split('\n');
   const table = withAgentCommands(parseListings(text, source, lines), lines);
   if (quote) table.quote = quote;
+  const filtered = filteredRuns(lines);
+  if (filtered.length > 0) table.filtered = filtered;
   // kubectl's output pasted with it: the API server's objects, named apart from the prose; the
   // lines read marked in one array (a set of a big listing's line numbers cost its parse a tenth)
   const read = new Uint8Array(lines.length + 2);
@@ -122,7 +125,6 @@ const HEADER_TEXTS = [
   'SERVICE ADDRESS BACKEND ADDRESS (REVNAT_ID) (SLOT)',
   'Address Type ServiceName PortName Backends RedirectTo Status Since Error',
 ];
-const LIST_COMMAND = /\b(?:service|bpf\s+lb)\s+(?:list|ls)\b|\bdb\/show\b/;
 
 /** The paste's last lines from `from` on: a listing command and nothing after it but the first
  * words of its header, where the paste ends (cilium#25861's last `service list`, cut at
@@ -153,12 +155,11 @@ function cutInHeader(lines: string[], from: number): CiliumCut | undefined {
  * on), else `from`: a run again is said where it was run, not at a command between (a service
  * update), which lists nothing. */
 function listedAt(lines: string[], from: number, row: number | undefined): number {
-  const list = /\b(?:service|bpf\s+lb)\s+(?:list|ls)\b|\bdb\/show\b/;
   if (row === undefined) {
-    const first = lines.findIndex((l, i) => i >= from - 1 && list.test(l));
+    const first = lines.findIndex((l, i) => i >= from - 1 && LIST_COMMAND.test(l));
     return first < 0 ? from : first + 1;
   }
-  for (let no = row - 1; no >= from; no--) if (list.test(lines[no - 1]!)) return no;
+  for (let no = row - 1; no >= from; no--) if (LIST_COMMAND.test(lines[no - 1]!)) return no;
   return from;
 }
 
