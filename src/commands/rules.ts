@@ -8,6 +8,7 @@ import {
   nftPasteTrees,
   pasteForm,
   readNftPaste,
+  withMapPorts,
 } from '../core/dataplane/paste/paste.js';
 import { buildNftPasteSearchIndex } from '../core/dataplane/nftables/search.js';
 import type { ServiceTrees } from '../core/dataplane/trees.js';
@@ -113,7 +114,10 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
     // input kdebug cannot read at all is said before a screen opens, as in text mode
     // the bytes as read: a text would be encoded again for the parser
     const source = o.file === '-' ? 'pipe' : o.file !== undefined ? 'file' : undefined;
-    const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table, source });
+    const ruleset = withMapPorts(
+      () => textOf(d),
+      () => parseIptables(d.bytes, { file: d.file, table: o.table, source }),
+    );
     if (shown === 'tui') {
       // one dump, no objects: the screens that need the cluster say so
       const text = textOf(d);

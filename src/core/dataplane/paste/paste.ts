@@ -14,6 +14,8 @@ import { NFT_ERROR } from '../iptables/read/paste/other-lines/foreign-lines.js';
 import { nftErrors, nftErrorSaid } from '../iptables/read/paste/other-lines/nft-errors.js';
 import { kubectlLines } from './foreign.js';
 import { parseIptables, TABLES, type Ruleset } from '../iptables/read/parse.js';
+import { NoRulesError } from '../iptables/read/errors.js';
+import { mapGetPortsSaid } from '../cilium/read/other-lines/map-get.js';
 import { isIpvs, type IpvsTable } from '../ipvs/read/listing.js';
 import { readIpvsPaste } from '../ipvs/read/pasted-ipsets.js';
 import { isTablePair, pairFamilies, type NftTable } from '../nftables/read/listing.js';
@@ -333,6 +335,22 @@ export function readPaste(input: string, o: { file: string; table?: string }): P
   if (kind === 'ipvs') {
     return { mode: 'ipvs', ...readIpvsPaste(input, o.file) };
   }
-  const dump = parseIptables(input, { file: o.file, ...(o.table ? { table: o.table } : {}) });
+  const dump = withMapPorts(
+    () => input,
+    () => parseIptables(input, { file: o.file, ...(o.table ? { table: o.table } : {}) }),
+  );
   return { mode: 'iptables', dump, trees: buildServiceTrees(dump) };
+}
+
+/** `read` of iptables' reader, whose refusal of Cilium's `map get` of its load-balancer maps also
+ * says how their ports are printed (network byte order through 1.8); `text`, the paste, asked
+ * only then. */
+export function withMapPorts(text: () => string, read: () => Ruleset): Ruleset {
+  try {
+    return read();
+  } catch (e) {
+    const said = e instanceof NoRulesError && e.foreign === 'cilium-map' && mapGetPortsSaid(text());
+    if (!said) throw e;
+    throw new NoRulesError(e.file, e.foreign, { ...e.detail!, ports: said });
+  }
 }

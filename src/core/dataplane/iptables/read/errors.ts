@@ -49,6 +49,8 @@ export interface NoRulesDetail {
   unopened?: string[];
   /** The IPVS proxier's chains kube-proxy's log names (its mode). */
   ipvsChains?: string[];
+  /** How a Cilium `map get` paste prints its ports (cilium/read/other-lines/map-get.ts). */
+  ports?: string;
 }
 
 /** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
@@ -76,7 +78,7 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
   if (foreign && d?.nftErrors)
     return `${file}: ${foreignText(foreign, [])}; nft said on ${nftErrorSaid(d.nftErrors)}${legacy}`;
   if (foreign)
-    return `${file}: ${foreignText(foreign, d?.unopened ?? [], d?.ipvsChains ?? [])}${legacy}`;
+    return `${file}: ${foreignText(foreign, d?.unopened ?? [], d?.ipvsChains ?? [])}${d?.ports ? `; ${d.ports}` : ''}${legacy}`;
   if (d?.counters !== undefined) {
     const one = d.counters.length === 1;
     return `no iptables rules in ${file}: line${one ? '' : 's'} ${d.counters.join(', ')} hold${one ? 's' : ''} only the packet and byte counters iptables-save -c prints before a rule, and the rule${one ? '' : 's'} they count ${one ? 'is' : 'are'} not in the paste${d.lines > d.counters.length ? `; no other line is a line of iptables-save or iptables -S` : ''}${legacy}`;
