@@ -9,7 +9,7 @@ import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected/
 import { expectedNftText } from '../core/dataplane/nftables/expected/expected.js';
 import { expectedCiliumText } from '../core/dataplane/cilium/expected/render.js';
 import { startKnown } from '../core/dataplane/cilium/agent/refused.js';
-import { settingsSaid } from '../core/dataplane/cilium/agent/provenance.js';
+import { settingsSaid, settingsStated } from '../core/dataplane/cilium/agent/provenance.js';
 import { familyOf, type IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube/objects.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
@@ -45,12 +45,14 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   const analysis = new Analysis(facts);
   const node = analysis.node(name!);
   const mode = node.mode();
+  const agent = analysis.state(name!).cilium;
+  // a Cilium node's settings, typed with their sources, beside the header that says them
+  const settings = mode === 'cilium' && agent ? { settings: settingsStated(agent) } : {};
   // -o json: the same text, in a document naming the node and mode (schema/expect.v1.json)
   const print = (text: string) => {
-    if (shown === 'json') writeDoc(expectDoc(text, { node: name!, mode }));
+    if (shown === 'json') writeDoc(expectDoc(text, { node: name!, mode, ...settings }));
     else write(wrapComments(text, textWidth().width));
   };
-  const agent = analysis.state(name!).cilium;
   if (mode === 'cilium' && agent) {
     const read = node.stateRead();
     const listed = read !== undefined && !read.failure;

@@ -353,6 +353,38 @@ describe('kdebug expect', () => {
     );
   });
 
+  it("-o json on a Cilium node: the agent's settings typed, each with its source", () => {
+    const r = kdebug([
+      'expect',
+      '--snapshot',
+      'snapshots/cilium-stale-backend',
+      '--node',
+      'vm-12-11-centos',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as {
+      mode: string;
+      settings: { setting: string; value: unknown; source: { from: string }; assumed: boolean }[];
+    };
+    assert.equal(doc.mode, 'cilium');
+    const by = new Map(doc.settings.map((s) => [s.setting, s]));
+    // the status's Mode line, not cilium-config's bpf-lb-mode (both say snat)
+    assert.deepEqual(by.get('bpf-lb-mode'), {
+      setting: 'bpf-lb-mode',
+      value: 'snat',
+      source: { from: 'status', field: 'Mode' },
+      assumed: false,
+    });
+    assert.deepEqual(by.get('bpf-lb-external-clusterip'), {
+      setting: 'bpf-lb-external-clusterip',
+      value: false,
+      source: { from: 'not read', assumed: "Cilium's default: off" },
+      assumed: true,
+    });
+  });
+
   it('exits 2 for a node the snapshot does not know', () => {
     const r = kdebug(['expect', '--snapshot', 'snapshots/nginx-svc', '--node', 'vm-1']);
     assert.equal(r.code, 2);

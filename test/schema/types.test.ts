@@ -93,6 +93,7 @@ const checked = [
   >(),
   same<Same<VersionDoc, typeof Version>>(),
   same<Same<ReturnType<typeof expectDoc>, typeof Expect>>(),
+  same<Same<Item<ReturnType<typeof expectDoc>['settings']>, typeof Expect.$defs.ciliumSetting>>(),
 ];
 
 describe('the schemas and the types', () => {
