@@ -265,4 +265,26 @@ describe("each of the Cilium agent's settings, with where it was read", () => {
       "service-no-backend-response not read (Cilium's default: reject, with ICMP port unreachable): walked with that default",
     ]);
   });
+
+  it('a ClusterIP from outside: bpf-lb-external-clusterip from cilium-config decides, said with its key', () => {
+    const outside = (data: Record<string, string>) => {
+      const a = agentWith([config(data)], STATUS);
+      return traceCiliumPacket(
+        table,
+        { localAddresses: ['10.0.0.5'], interfaces: [] },
+        { src: '203.0.113.9', dst: '10.96.15.6', dport: 80, protocol: 'tcp', fromHost: false },
+        { ...a.settings, podIPs: new Set(), sources: { agent: a, of: a.sources } },
+      ).outcomes;
+    };
+    const [off] = outside({ 'bpf-lb-external-clusterip': 'false' });
+    assert.equal(off!.verdict, 'DROP');
+    assert.match(
+      off!.rules[0]!.effect,
+      /bpf-lb-external-clusterip is off, from ConfigMap kube-system\/cilium-config bpf-lb-external-clusterip/,
+    );
+    assert.ok(!off!.assumptions.some((x) => x.startsWith('bpf-lb-external-clusterip')));
+    // on: it answers from outside, whatever the map's non-routable flag of the listing says
+    const [on] = outside({ 'bpf-lb-external-clusterip': 'true' });
+    assert.notEqual(on!.verdict, 'DROP');
+  });
 });
