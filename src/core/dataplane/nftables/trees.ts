@@ -16,7 +16,7 @@ import {
   type ServiceTree,
   type ServiceTrees,
 } from '../trees.js';
-import type { NftTable } from './read/listing.js';
+import type { NftChain, NftTable } from './read/listing.js';
 import { portChain, type PortChain } from './trees/port-chain.js';
 import { abridgedBy, markAbridged, markUnread } from './trees/partial.js';
 import { endpointsOf, mapElisions } from './trees/endpoints.js';
@@ -43,7 +43,14 @@ export function entriesNotListed(t: NftTable): boolean {
 
 export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): ServiceTrees {
   const trees = new Map<ServicePortName, ServiceTree>();
-  const reached = new Set<string>(); // chains a map element or a jump leads to
+  // the chains a map element or a jump leads to, as the table's lookup by name gives them (a
+  // paste may list a chain twice): most are endpoint chains, and only chains it holds are orphans
+  const reached = new Set<NftChain>();
+  const reach = (name: string) => {
+    const chain = t.chain(name);
+    if (chain) reached.add(chain);
+    return chain;
+  };
   const clusterIPs = new Set((t.set('cluster-ips')?.elements ?? []).map((e) => String(e.key[0])));
   const clusterSet = t.set('cluster-ips');
   const hasClusterIPs = clusterSet !== undefined && !clusterSet.elided;
@@ -81,10 +88,9 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
       const target = e.verdict?.target;
       const c = target ? portChain(target) : undefined;
       if (!c || !target) continue;
-      reached.add(target);
       const x = tree(c);
       // a map element leading to a chain the listing lacks: only a paste can (nft refuses it)
-      if (!t.chain(target) && !x.absentChains?.includes(target))
+      if (!reach(target) && !x.absentChains?.includes(target))
         x.absentChains = [...(x.absentChains ?? []), target];
       const [address, protocol, port] =
         kind === 'vip'
@@ -164,7 +170,7 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
       c.kind as 'service' | 'local' | 'external' | 'firewall'
     ];
     x.chains[slot] = chain.name;
-    reached.add(chain.name);
+    reach(chain.name);
     if (c.kind === 'service' || c.kind === 'local') {
       // 1.29-1.32 mark cluster IP traffic in the service chain itself
       for (const r of chain.rules) {
@@ -184,13 +190,13 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
         const m = markRule(r);
         if (m) x.masquerade.push({ chain: chain.name, condition: m, line: 0 });
         const v = goesTo(r);
-        if (v) reached.add(v);
+        if (v) reach(v);
       }
   }
   // the firewall chains hang off their own map
   for (const e of t.set('firewall-ips')?.elements ?? [])
     if (e.verdict?.target) {
-      reached.add(e.verdict.target);
+      reach(e.verdict.target);
       const c = portChain(e.verdict.target);
       if (c && trees.get(c.name)) trees.get(c.name)!.chains.fw = e.verdict.target;
     }
@@ -201,7 +207,7 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
       if (x.clusterIP && x.entries.length > 0) x.masquerade.unshift({ ...masqueradeAll, line: 0 });
 
   const orphans: OrphanChain[] = t.chains
-    .filter((ch) => !reached.has(ch.name) && portChain(ch.name))
+    .filter((ch) => !reached.has(ch) && !reached.has(t.chain(ch.name)!) && portChain(ch.name))
     .map((ch) => {
       const leftOut = mapElisions(t, trees.get(portChain(ch.name)!.name));
       return {

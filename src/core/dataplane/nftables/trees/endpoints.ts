@@ -3,7 +3,7 @@
 // chain itself (1.33 on).
 import { hostPort } from '../../../ipv6.js';
 import type { ServiceTree, TreeEndpoint } from '../../trees.js';
-import { scalar, verdictOf, type NftRule, type NftTable } from '../read/listing.js';
+import { scalar, verdictOf, type NftChain, type NftRule, type NftTable } from '../read/listing.js';
 import { goesTo, isObject } from './expr.js';
 import { markRule } from './masquerade.js';
 
@@ -11,7 +11,7 @@ import { markRule } from './masquerade.js';
 export function endpointsOf(
   t: NftTable,
   rules: NftRule[],
-  reached: Set<string>,
+  reached: Set<NftChain>,
   x: ServiceTree,
   hairpin: Set<string> | undefined,
 ): TreeEndpoint[] {
@@ -20,8 +20,8 @@ export function endpointsOf(
   const endpointChain = (name: string): TreeEndpoint => {
     let ep = byChain.get(name);
     if (!ep) {
-      reached.add(name);
       const chain = t.chain(name);
+      if (chain) reached.add(chain);
       let dnat: ReturnType<typeof dnatOf>;
       // 1.29-1.32: `ip saddr <the endpoint> jump mark-for-masquerade` in the endpoint chain
       let hairpin = false;
