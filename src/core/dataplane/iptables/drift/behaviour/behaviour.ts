@@ -8,8 +8,8 @@ import { RuleFlag } from '../../read/token-walk.js';
 import { formatIPv4, parseCidr } from '../../../../ipv4.js';
 import { cidrHolds, formatIPv6, hostPort, parseCidr6 } from '../../../../ipv6.js';
 import { tracePacket } from '../../trace/trace.js';
-import { numberedPort, renamer } from './port-names.js';
-import { servicePortRules, type PortShape, type RuleLine } from '../../rule-text.js';
+import { numberedPort, renamer, type NumberedPort } from './port-names.js';
+import { servicePortRules, type RuleLine } from '../../rule-text.js';
 import type { NodeNetwork, TracePacket } from '../../../trace/trace.js';
 
 /** Where kube-proxy's rules send a share of a packet's connections. */
@@ -177,19 +177,18 @@ export function behaviourKeys(
 ): KeyOf {
   // every source sends to the cluster IP
   const { pod, outside, node } = sourcesOf(exp);
-  const shapes = new Map<string, Shaped>(); // by the shape's JSON
+  const shapes = new Map<string, Shaped>(); // by the shape's key (numberedPort's)
   const written = new Map<string, number>(); // a shape's numbered rules, one number per text
-  const shaped = (shape: PortShape): Shaped => {
-    const json = JSON.stringify(shape);
-    let s = shapes.get(json);
+  const shaped = (port: NumberedPort): Shaped => {
+    let s = shapes.get(port.key);
     if (s) return s;
-    const rules = servicePortRules(shape, exp.ruleContext);
+    const rules = servicePortRules(port.shape(), exp.ruleContext);
     const text = (['nat', 'filter'] as const)
       .flatMap((table) => rules[table].map((r) => `${table} ${r.text}`))
       .join('\n');
     let id = written.get(text);
     if (id === undefined) written.set(text, (id = written.size));
-    shapes.set(json, (s = { id, rules }));
+    shapes.set(port.key, (s = { id, rules }));
     return s;
   };
   return (sp, diff) => {
@@ -205,8 +204,9 @@ export function behaviourKeys(
       shared.ranges.ports.some(([a, b]) => numbers.some((n) => n >= a && n <= b))
     )
       return undefined;
-    const { names, shape } = numberedPort(sp);
-    const { id, rules } = shaped(shape);
+    const numbered = numberedPort(sp);
+    const { names } = numbered;
+    const { id, rules } = shaped(numbered);
     // the differences kube-proxy's side has are the port's own lines, renamed as numberedPort
     // numbers them: each is marked where it stands (by its place among the shape's rules)
     const differs = { nat: new Map<string, number>(), filter: new Map<string, number>() };

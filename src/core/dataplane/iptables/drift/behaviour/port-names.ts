@@ -9,8 +9,11 @@ import { hostCidr } from '../../../../ipv6.js';
 export interface NumberedPort {
   /** Each own word and its number: a value, and an address with its /32 or /128. */
   names: Map<string, string>;
-  /** All servicePortRules reads of the port, its names numbered. */
-  shape: PortShape;
+  /** The shape, as text: equal for two ports exactly where their shapes are equal. */
+  key: string;
+  /** All servicePortRules reads of the port, its names numbered: made when asked (once per
+   * shape), the key telling shapes apart. */
+  shape: () => PortShape;
 }
 
 /** Every field given, the optional ones too: a shape leaves nothing out by mistake. */
@@ -34,7 +37,10 @@ export function numberedPort(sp: ExpectedServicePort): NumberedPort {
   const port = (p: number | undefined) =>
     (p === undefined ? undefined : name(String(p))) as number | undefined;
   const chain = (c: string | undefined) => (c === undefined ? undefined : name(c));
-  const shape: Whole<PortShape> = {
+  const fields: Omit<
+    Whole<PortShape>,
+    'clusterEndpoints' | 'localEndpoints' | 'reachableEndpoints'
+  > = {
     name: name(sp.name),
     protocol: sp.protocol,
     clusterIP: address(sp.clusterIP),
@@ -60,9 +66,6 @@ export function numberedPort(sp: ExpectedServicePort): NumberedPort {
     clusterIPMasquerade: sp.clusterIPMasquerade,
     internalVerdict: sp.internalVerdict,
     externalVerdict: sp.externalVerdict,
-    clusterEndpoints: [],
-    localEndpoints: [],
-    reachableEndpoints: [],
   };
   for (const e of sp.allEndpoints) {
     address(e.ip);
@@ -70,16 +73,29 @@ export function numberedPort(sp: ExpectedServicePort): NumberedPort {
     name(e.address);
   }
   // only endpoints with a KUBE-SEP chain on this node are written (their chain is hashed when
-  // first asked for)
+  // first asked for); each as its three numbers, "<i><a><c>", a list as their run: no shape
+  // objects are made for the ports of a shape already met
+  const listed = (eps: readonly ExpectedEndpoint[]) => {
+    let out = '';
+    for (const e of eps) out += name(e.ip) + name(e.address) + name(e.chain);
+    return out;
+  };
+  const lists = [sp.reachableEndpoints, sp.clusterEndpoints, sp.localEndpoints].map(listed);
   const endpoint = (e: ExpectedEndpoint): EndpointShape => ({
-    ip: name(e.ip),
-    address: name(e.address),
-    chain: name(e.chain),
+    ip: names.get(e.ip)!,
+    address: names.get(e.address)!,
+    chain: names.get(e.chain)!,
   });
-  shape.reachableEndpoints = sp.reachableEndpoints.map(endpoint);
-  shape.clusterEndpoints = sp.clusterEndpoints.map(endpoint);
-  shape.localEndpoints = sp.localEndpoints.map(endpoint);
-  return { names, shape: shape as PortShape };
+  return {
+    names,
+    key: `${JSON.stringify(fields)} ${lists.join(' ')}`,
+    shape: () => ({
+      ...fields,
+      reachableEndpoints: sp.reachableEndpoints.map(endpoint),
+      clusterEndpoints: sp.clusterEndpoints.map(endpoint),
+      localEndpoints: sp.localEndpoints.map(endpoint),
+    }),
+  };
 }
 
 /**
