@@ -188,7 +188,7 @@ function endpointsOf(
       ? bareText(bare)
       : weighed
         ? undefined
-        : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
+        : `${VIEW_FLAG[vs.countersOnly ?? view] ?? 'this view'} shows no weights`;
   return vs.realServers.map((r) => ({
     ...(r.nameCut ? cutName(r.address) : { address: r.address }),
     chain: vs.protocol === 'fwmark' ? markId(vs) : vsName(vs),

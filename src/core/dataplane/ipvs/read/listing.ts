@@ -14,7 +14,7 @@ import {
 } from '../../iptables/read/paste/other-lines/iptables-lines.js';
 import { kubectlLines } from '../../paste/foreign.js';
 import { unquoted, type Quote } from '../../iptables/read/paste/mangled/quoted.js';
-import { startRead, unreadable, type ListingRead } from './listing/state.js';
+import { countersOnly, startRead, unreadable, type ListingRead } from './listing/state.js';
 import { readElision } from './listing/elisions.js';
 import { dpvsMessage, readViewLine } from './listing/views.js';
 import { readVirtualServer, SERVICE } from './listing/virtual-server-line.js';
@@ -59,6 +59,9 @@ export interface IpvsService {
   sharedName?: true;
   /** `ipvsadm -l` cut its printed name at the column's width: its port is not in the paste. */
   nameCut?: true;
+  /** Listed only by a counter view (--stats, --rate) in a paste whose -L listing does not list
+   * it: that view, which shows no scheduler and no weights. */
+  countersOnly?: IpvsView;
   line: number;
 }
 
@@ -294,6 +297,12 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
         services.length === 1
           ? "the paste shows this virtual server's line alone, without ipvsadm's header or any real server line: its real servers are unknown"
           : 'the paste shows no real server lines (filtered, as by grep): its real servers are unknown';
+  // a counter view beside an -L listing: the virtual servers only it lists show no weights
+  if (r.listed)
+    for (const vs of services) {
+      const view = countersOnly(r, vs);
+      if (view) vs.countersOnly = view;
+    }
   return {
     kind: 'ipvs',
     // counter views beside an -L listing of the same virtual servers: -L gave their weights

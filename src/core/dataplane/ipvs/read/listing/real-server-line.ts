@@ -5,7 +5,7 @@
 import { IpvsParseError, type IpvsRealServer, type IpvsView } from '../listing.js';
 import { realNameCut } from '../printing.js';
 import { isName, nameHost } from '../addresses.js';
-import { unreadable, type ListingRead } from './state.js';
+import { inView, noteView, unreadable, type ListingRead } from './state.js';
 import { bareStart } from './elisions.js';
 
 /** The forwarding methods ipvsadm's fwd_name prints (DPVS's ipvsadm: FullNat, SNAT). */
@@ -43,7 +43,8 @@ export function readRealServerLine(r: ListingRead, t: string, no: number): boole
         if (listed.forward !== undefined) again.forward = listed.forward;
       }
     }
-    r.duplicates.push(no);
+    if (inView(r, again)) r.duplicates.push(no);
+    noteView(r, again);
     return true;
   }
   r.names ||= isName(address);
@@ -62,6 +63,7 @@ export function readRealServerLine(r: ListingRead, t: string, no: number): boole
     rs.nameCut = true;
     r.cutNames.push(no);
   }
+  noteView(r, rs);
   current.realServers.push(rs);
   if (no === r.last && words.length > 0 && r.columns[words.length - 1])
     r.lastColumn = r.columns[words.length - 1];

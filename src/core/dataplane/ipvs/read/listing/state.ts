@@ -40,6 +40,8 @@ export interface ListingRead {
   view?: IpvsView;
   /** An -L header was read: a listing that prints schedulers and weights, whatever views follow. */
   listed?: true;
+  /** The views each virtual and real server was read in: a second view of one is no repeat. */
+  viewsOf: WeakMap<object, Set<IpvsView>>;
   /** What the words after a real server's address are. */
   columns: string[];
   /** A real server's row showed words after its address: one at the paste's end without them
@@ -87,6 +89,7 @@ export function startRead(
     end,
     services: [],
     byAddress: new Map(),
+    viewsOf: new WeakMap(),
     skipped: [],
     duplicates: [],
     elided: [],
@@ -120,4 +123,22 @@ export function unreadable(r: ListingRead, no: number, why: string): void {
   if (no !== r.last) throw new IpvsParseError(r.file, no, why);
   r.cut = no;
   if (r.current) r.current.partial = `the paste is cut at line ${no} inside its real servers`;
+}
+
+/** Notes that `server` was read in the current view. */
+export function noteView(r: ListingRead, server: object): void {
+  const views = r.viewsOf.get(server) ?? new Set<IpvsView>();
+  views.add(r.view ?? 'list');
+  r.viewsOf.set(server, views);
+}
+
+/** Whether a server met again was read in this view before (printed twice): -L after --stats of
+ * the same server is a second view of it, not a repeat. */
+export const inView = (r: ListingRead, server: object): boolean =>
+  r.viewsOf.get(server)?.has(r.view ?? 'list') ?? false;
+
+/** The counter view (--stats, --rate) that alone listed `vs`, where no -L listing of it was read. */
+export function countersOnly(r: ListingRead, vs: IpvsService): IpvsView | undefined {
+  const views = r.viewsOf.get(vs);
+  return views && !views.has('list') ? [...views][0] : undefined;
 }

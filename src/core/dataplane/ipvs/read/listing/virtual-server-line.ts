@@ -6,7 +6,7 @@ import { IpvsParseError, type IpvsService } from '../listing.js';
 import { virtualNameCut } from '../printing.js';
 import { hostName, isName } from '../addresses.js';
 import { SCHEDULERS } from '../../schedulers.js';
-import { unreadable, type ListingRead } from './state.js';
+import { inView, noteView, unreadable, type ListingRead } from './state.js';
 import { bareStart } from './elisions.js';
 import { schedulerCut } from './end.js';
 
@@ -101,7 +101,9 @@ function addService(
   // listing is another virtual server (an address of the same host name, or a cut name)
   const another = seen !== undefined && (nameCut || hostName(m[2]!)) && seen.line > r.listingAt;
   if (seen && !another) {
-    r.duplicates.push(no); // the same virtual server again: its real servers are read once
+    // the same virtual server again: its real servers are read once
+    if (inView(r, seen)) r.duplicates.push(no);
+    noteView(r, seen);
     // -L's line of it after a counters view's (--stats, --rate): the scheduler that view leaves out
     if (seen.scheduler === undefined && scheduler !== undefined && SCHEDULERS.has(scheduler))
       seen.scheduler = scheduler;
@@ -124,6 +126,7 @@ function addService(
     realServers: [],
     line: no,
   };
+  noteView(r, r.current);
   r.services.push(r.current);
   r.byAddress.set(key, r.current);
 }
