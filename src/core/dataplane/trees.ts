@@ -56,6 +56,9 @@ export interface EntryPoint {
   /** What it is where the kind's word would misname it or its listing cannot tell: Cilium's host
    * ports and local redirects, an IPVS firewall mark, an IPVS Service IP of unknown kind. */
   label?: string;
+  /** A template's placeholders its author typed where the listing prints the address or port
+   * (`{{ node's external ip }}`): what the entry shows for them, no value being known. */
+  placeholder?: { address?: string; port?: string };
   line: number;
 }
 

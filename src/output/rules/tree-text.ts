@@ -25,18 +25,22 @@ function entryText(e: EntryPoint): string {
   if (e.from === 'ipvs' && e.address === undefined && e.port === undefined)
     return `${kind}  (ipvs line ${e.line} -> ${e.chain})`;
   // kube-proxy writes a port on every Service entry: a rule without one lost it in printing
-  const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : '?');
+  // a template's placeholder stands where the author left the value out
+  const port = e.port ?? e.placeholder?.port ?? (e.from === 'ipvs' ? 'port unknown' : '?');
   const protocol = e.protocol ? `/${e.protocol}` : '';
   // a node port rule or virtual server for one address: said with it (kube-proxy's localhost one)
   const on = e.kind === 'node-port' && e.address !== undefined;
   const where =
     e.kind === 'node-port'
       ? `${kind} ${port}${on ? `${protocol} on ${nodePortAddress(e)}` : ''}`
-      : `${kind} ${hostPort(e.address ?? '', port)}`;
+      : `${kind} ${hostPort(e.address ?? e.placeholder?.address ?? '', port)}`;
   if (e.proxyPort !== undefined)
     return `${where}${on ? '' : protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
   const proto = on ? '' : protocol;
-  const unshown = e.port === undefined && e.from !== 'ipvs' ? ' (port not shown)' : '';
+  const unshown =
+    e.port === undefined && e.placeholder?.port === undefined && e.from !== 'ipvs'
+      ? ' (port not shown)'
+      : '';
   return `${where}${proto}${unshown}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
 }
 

@@ -3,8 +3,15 @@
 // the userspace-mode portals that send it to kube-proxy itself.
 import { hash16 } from '../../kube-proxy/chain-names.js';
 import type { Table } from '../read/parse.js';
-import { type PORTAL_CHAINS, EXTERNAL_OR_LB, type EntryKind, onLoopback } from '../../trees.js';
+import {
+  type PORTAL_CHAINS,
+  EXTERNAL_OR_LB,
+  type EntryKind,
+  type EntryPoint,
+  onLoopback,
+} from '../../trees.js';
 import { type TreeIndex, append, ownIndexes, whyOf } from './tree-index.js';
+import { placeholderOf } from '../read/paste/list-view/unread.js';
 import { absentKind, commentName, cutKind, stripHost } from './comments.js';
 
 /** Entry rules of KUBE-SERVICES / KUBE-NODEPORTS. */
@@ -51,6 +58,8 @@ export function entries(ix: TreeIndex, nat: Table, from: 'KUBE-SERVICES' | 'KUBE
       else if (tkind === 'KUBE-EXT') kind = 'virtual-server';
       else if (tree.clusterIP !== undefined) kind = 'external-ip';
     }
+    const placeholder =
+      address === undefined || port === undefined ? placeholders(nat, id) : undefined;
     tree.entries = append(tree.entries, {
       kind,
       ...(kind === 'virtual-server' ? { label: EXTERNAL_OR_LB } : {}),
@@ -60,6 +69,7 @@ export function entries(ix: TreeIndex, nat: Table, from: 'KUBE-SERVICES' | 'KUBE
       protocol,
       chain: target!,
       from,
+      ...(placeholder ? { placeholder } : {}),
       line: nat.line(id),
     });
     if (kind === 'cluster-ip' && tree.clusterIP === undefined) {
@@ -123,4 +133,15 @@ export function portals(ix: TreeIndex, nat: Table, from: (typeof PORTAL_CHAINS)[
       tree.port = port;
     }
   }
+}
+
+/** The template placeholders an entry rule's author typed for its address and port, if any. */
+function placeholders(nat: Table, id: number): EntryPoint['placeholder'] {
+  const out: NonNullable<EntryPoint['placeholder']> = {};
+  for (const m of nat.rule(id).matches) {
+    const p = placeholderOf(m);
+    if (p?.of === 'destination') out.address = p.value;
+    else if (p?.of === 'dport') out.port = p.value;
+  }
+  return out.address !== undefined || out.port !== undefined ? out : undefined;
 }

@@ -103,9 +103,11 @@ export function extrasOf(rest: string, target: string | undefined): Extras {
         const v = value === undefined ? undefined : port(value);
         if (v !== undefined) opts.push(`${not ? '! ' : ''}--${dir}port ${v}`);
         else {
-          if (PLACEHOLDER.test(value!)) x.placeholder = true;
+          const placed = PLACEHOLDER.test(value!);
+          if (placed) x.placeholder = true;
           else x.unread = true;
-          unreadPorts.push(unreadMatch(`${m[1]} ${p}`));
+          const of = dir === 's' ? 'sport' : 'dport';
+          unreadPorts.push(unreadMatch(`${m[1]} ${p}`, placed ? { of, value: value! } : undefined));
         }
       }
       // the module's own options right after it: an unread match after them owns none

@@ -111,7 +111,7 @@ export function ruleOf(
     if (a === 'cut' && last) return { cut: `${printed}, and its ${what} cut at "${value}"` };
     if (PLACEHOLDER.test(value.replace(/^!/, ''))) {
       placeholder = true;
-      parts.push(unreadMatch(`${what} ${value}`));
+      parts.push(unreadMatch(`${what} ${value}`, { of: what, value: value.replace(/^!/, '') }));
     } else if (a === 'name' || a === 'cut') {
       plain = true;
       parts.push(unreadMatch(`${what} ${value}`));
