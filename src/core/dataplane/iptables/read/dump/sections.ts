@@ -326,11 +326,17 @@ export class Sections {
       );
     if (same) {
       // two `iptables -L` of one table (before and after a change): the one with more rules is
-      // read, and only it
-      const [kept, dropped] = t.ruleCount > same.ruleCount ? [t, same] : [same, t];
+      // read, and only it; `-L CHAIN` again, as `-S CHAIN` again, is the chain after a change
+      const later = chainListedAgain(same, t);
+      const [kept, dropped] = later || t.ruleCount > same.ruleCount ? [t, same] : [same, t];
+      const why = later
+        ? 'the later: the chain after a change'
+        : kept.ruleCount === dropped.ruleCount
+          ? 'the first'
+          : 'it holds more rules';
       this.state.warn(
         'table',
-        `two listings of the ${t.name} table (from lines ${same.startLine} and ${t.startLine}): the one from line ${kept.startLine} is read (${kept.ruleCount === dropped.ruleCount ? 'the first' : 'it holds more rules'}), the one from line ${dropped.startLine} is not`,
+        `two listings of the ${t.name} table (from lines ${same.startLine} and ${t.startLine}): the one from line ${kept.startLine} is read (${why}), the one from line ${dropped.startLine} is not`,
         dropped.startLine ?? null,
       );
       if (kept === t) this.state.tables.splice(this.state.tables.indexOf(same), 1, t);
@@ -366,6 +372,13 @@ function relisted(before: Typed[] | undefined, after: Typed[] | undefined): Type
   if (!before?.length || !after?.length) return undefined;
   const listed = new Set(before.map((x) => x.chain));
   return after.find((x) => x.chain !== undefined && !x.part && listed.has(x.chain));
+}
+
+/** Whether listing `b` starts with a user chain `a` listed (`iptables -L CHAIN` typed again), not
+ * with the built-in chains, printed with their policy, a whole table's -L starts with. */
+function chainListedAgain(a: Table, b: Table): boolean {
+  const first = b.chains[0];
+  return first !== undefined && first.policy === undefined && a.chain(first.name) !== undefined;
 }
 
 /** Whether every chain of `b` holds the same rules, in order, in `a` (a paste repeated). */
