@@ -63,6 +63,36 @@ describe("part of kube-proxy's nft script", () => {
     );
   });
 
+  it('an element of a map no line adds, before other lines: read into a map outside the paste, said, the rest read', () => {
+    const SVC = 'service-ULMVA6XW-ns2/svc2/tcp/p80';
+    const { got, text } = read([
+      `add element ip kube-proxy service-ips { 10.96.0.10 . tcp . 80 : goto ${SVC} }`,
+      ...RULES,
+    ]);
+    const map = got.dump.set('service-ips')!;
+    assert.equal(map.kind, 'map');
+    assert.equal(map.outside, 1);
+    assert.deepEqual(map.elements[0]!.verdict, { kind: 'goto', target: SVC });
+    assert.equal(got.dump.chain(EP)?.rules.length, 2);
+    assert.deepEqual(got.dump.scriptPart, { line: 1, set: 'service-ips' });
+    assert.match(
+      text,
+      /line 1 adds an element to map service-ips, which no line of the paste adds/,
+    );
+  });
+
+  it('a last rule line with no newline after it, whole to the grammar: read, said it may be cut', () => {
+    const cut = `add rule ip kube-proxy ${EP} meta l4proto tcp dnat to 10.180.0.2:8`;
+    const got = readPaste([RULES[0], cut].join('\n'), { file: 'p.txt' });
+    assert.ok(got.mode === 'nftables');
+    assert.equal(got.dump.mayBeCut, 2);
+    assert.equal(got.dump.chain(EP)?.rules.length, 2);
+    const text = rulesText(got.dump, got.trees, { label: 'p' }).replace(/\s+/g, ' ');
+    assert.match(text, /line 2, the script's last, has no newline after it/);
+    // with its newline the line is whole
+    assert.equal(read([RULES[0]!, cut]).got.dump.mayBeCut, undefined);
+  });
+
   it("a diff whose context lines lost their leading space (Go's tabs): its new side read", () => {
     const { got, text } = read([
       'pkg/proxy/nftables/proxier_test.go:587',

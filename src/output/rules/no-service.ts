@@ -76,7 +76,7 @@ const NFT_PART: Record<NftPart, string> = {
   unread: 'lines of it were not read',
   'one-block': '`nft list chain|map|set` lists that block alone',
   'script-part':
-    "it is part of kube-proxy's nft script: no line of it adds the chain a rule goes to",
+    "it is part of kube-proxy's nft script: no line of it adds a chain, set or map its lines add to",
 };
 
 /** Why an nft listing shows no Service: of a whole table, its service-ips map is empty or absent;

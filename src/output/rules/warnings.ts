@@ -315,6 +315,22 @@ function nftWarnings(t: NftTable): RulesWarning[] {
     })),
     ...(leftOut ? [{ line: null, kind: 'abridged', message: leftOut }] : []),
     ...(t.unread ?? []).map((u) => ({ line: u.line, kind: 'unread', message: unreadText(u) })),
+    ...t.sets
+      .filter((st) => st.outside !== undefined)
+      .map((st) => ({
+        line: st.outside!,
+        kind: 'abridged',
+        message: `line ${st.outside} adds an element to ${st.kind} ${st.name}, which no line of the paste adds: part of kube-proxy's script, the ${st.kind}'s other elements outside it, not said`,
+      })),
+    ...(t.mayBeCut
+      ? [
+          {
+            line: t.mayBeCut,
+            kind: 'cut-short',
+            message: `line ${t.mayBeCut}, the script's last, has no newline after it (nft -f's input ends every line with one): the paste may be cut there, its last word short (a port "8" of "80"); it is read as it stands`,
+          },
+        ]
+      : []),
   ];
 }
 

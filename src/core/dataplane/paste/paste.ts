@@ -207,7 +207,7 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
   const side = diff !== undefined && isNft(diff.slice(0, 4096)) ? diff : undefined;
   // nft's error report beside the listing quotes rules it refused to load: not the table's
   const errors = nftErrorLines(side ?? text);
-  const listing = parseNftAny(withoutLines(side ?? text, errors), file);
+  const listing = parseNftAny(withoutLines(side ?? text, errors), file, { pasted: true });
   // kube-proxy's tables in the order listed: a dual-stack node's `nft list ruleset` holds one per
   // family; a paste that starts inside one is known by its chains and maps
   const kubeProxy = listing.tables.filter(

@@ -54,6 +54,9 @@ export interface NftSet {
   elements: NftElement[];
   /** The paste elides lines inside this set or map ("..."): more elements may be hidden there. */
   elided?: boolean;
+  /** Part of kube-proxy's script adds elements to it and no line of it adds the set or map: the
+   * line of the first; its type, flags and other elements are outside the paste. */
+  outside?: number;
 }
 
 export interface NftTable {
@@ -83,9 +86,13 @@ export interface NftTable {
   /** The block kind `nft list chain|map|set` listed on its own: the table holds that block (or
    * several so listed, joined), not the rest of the table. */
   listedBlock?: 'chain' | 'map' | 'set';
-  /** Lines of kube-proxy's nft script, not all of it: the first rule added to a chain no line
-   * before it adds (nft -f refuses such a rule; kube-proxy adds each chain before its rules). */
-  scriptPart?: { line: number; chain: string };
+  /** Lines of kube-proxy's nft script, not all of it: the first rule added to a chain, or element
+   * to a set or map, no line before it adds (nft -f refuses either; kube-proxy adds each chain,
+   * set and map before what goes in it). */
+  scriptPart?: { line: number } & ({ chain: string } | { set: string });
+  /** The script's last line, read, has no newline after it (nft -f's input and kube-proxy's log
+   * end every line with one): it may be cut short, its last word too (a port "8" of "80"). */
+  mayBeCut?: number;
   /** The paste starts inside this table: its `table` line is not in it (family and name unknown). */
   headless?: boolean;
   /** The paste starts inside this map, its `map` line not in it: kube-proxy's map its key and

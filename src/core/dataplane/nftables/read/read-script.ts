@@ -13,6 +13,12 @@ import type {
 import { NftParseError } from './listing.js';
 import { element, finished, priority, rule, setLine, splitTop, understood } from './table-parts.js';
 
+/** How a listing reached kdebug: pasted (`rules --file`), its end may be where the paste stops;
+ * else written whole (kube-proxy's script as drift builds it, a node's dump). */
+export interface NftReadOptions {
+  pasted?: true;
+}
+
 /** Does this look like the script kube-proxy feeds `nft -f` (and logs)? */
 export const isNftScript = (text: string) =>
   /^\s*(?:add|create|flush) (?:table|chain|rule|set|map|element) /m.test(text.slice(0, 4096));
@@ -26,7 +32,11 @@ const STATEFUL_OBJECT =
  * gives `nft -f`, applied in order (with the `flush` and `delete` lines of a resync) to an empty
  * ruleset, as nft itself would.
  */
-export function parseNftScript(input: string, file = '<input>'): NftListing {
+export function parseNftScript(
+  input: string,
+  file = '<input>',
+  o: NftReadOptions = {},
+): NftListing {
   // each table's chains and sets also by name: a table of 10,000 Services is a script of tens of
   // thousands of lines, each naming one
   type Building = {
@@ -41,6 +51,7 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
     /** Lines of its rules' numgen maps whose elements an author left out. */
     inRules?: number[];
     scriptPart?: NftTable['scriptPart'];
+    mayBeCut?: number;
   };
   const tables = new Map<string, Building>();
   const skipped: number[] = [];
@@ -55,6 +66,8 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
   };
   const lines = input.split('\n');
   const last = lastLine(lines);
+  // a paste whose last line is the script's and no newline ends it: it may stop mid-word
+  const unended = o.pasted === true && last === lines.length && !input.endsWith('\n');
   let cut: { line: number; text: string } | undefined;
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
@@ -111,6 +124,7 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
       return c;
     };
     const [name = '', body = ''] = splitName(rest);
+    if (no === last && unended) table.mayBeCut = no;
     if (what === 'table') {
       const c = /comment "(.*?)"/.exec(rest);
       if (c) table.comment = c[1];
@@ -150,9 +164,11 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
         table.setByName.delete(name);
       }
     } else if (what === 'element') {
-      const st = setNamed(name);
-      if (!st)
+      if (!name || !body)
         throw new NftParseError(file, no, `element of a set or map not added before: ${name}`);
+      // part of a script: the set or map's own `add` line is outside it, read as one it holds
+      const st = setNamed(name) ?? outsideSet(table, name, body, no);
+      if (st.outside === no) table.scriptPart ??= { line: no, set: name };
       // a deleted element is named by its key alone, a map's too
       const valued = st.kind === 'map' && verb !== 'delete' && verb !== 'destroy';
       const elems = splitTop(body.replace(/^\{\s*|\s*\}$/g, '')).map(
@@ -214,6 +230,30 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
 }
 
 const keyOf = (e: NftElement) => JSON.stringify(e.key);
+
+/** The set or map an element line of a script's part adds to where no line adds it: a map where
+ * its elements carry values (" : "), a verdict map where those are verdicts; its type unknown. */
+function outsideSet(
+  table: { sets: NftSet[]; setByName: Map<string, NftSet> },
+  name: string,
+  body: string,
+  no: number,
+): NftSet {
+  const first = splitTop(body.replace(/^\{\s*|\s*\}$/g, ''))[0] ?? '';
+  const value = / : (.*)$/.exec(first)?.[1]?.trim();
+  const st: NftSet = {
+    name,
+    kind: value === undefined ? 'set' : 'map',
+    type: [],
+    ...(value !== undefined && /^(?:goto|jump) /.test(value) ? { map: 'verdict' } : {}),
+    flags: [],
+    elements: [],
+    outside: no,
+  };
+  table.sets.push(st);
+  table.setByName.set(name, st);
+  return st;
+}
 
 /** The number of the script's last line (0 for none): prose or a fence after it is no more of it. */
 const lastLine = (lines: string[]) => {

@@ -21,7 +21,7 @@ import { isKubeProxyFragment } from './kube-proxy-names.js';
 import { BARE_ELEMENT, bareElements, mapAbove, typedAfterFragment } from './map-above.js';
 import { joinListings } from './joined-listings.js';
 import { commandTarget } from '../../paste/target.js';
-import { isNftScript, parseNftScript } from './read-script.js';
+import { isNftScript, parseNftScript, type NftReadOptions } from './read-script.js';
 import { finished, priority, rule, setLine, understood, type Building } from './table-parts.js';
 
 /** Does this look like nft's text listing of a table (so `rules --file` reads it as such)? */
@@ -300,7 +300,7 @@ const RULE_START =
 
 /** Any form nft's tables come in: its JSON (`nft -j list`), the script kube-proxy feeds `nft -f`,
  * or the text listing (`nft list`). */
-export function parseNftAny(text: string, file = '<input>'): NftListing {
+export function parseNftAny(text: string, file = '<input>', o: NftReadOptions = {}): NftListing {
   if (isNftJson(text)) return parseNftJson(text, file);
-  return isNftScript(text) ? parseNftScript(text, file) : parseNftText(text, file);
+  return isNftScript(text) ? parseNftScript(text, file, o) : parseNftText(text, file);
 }
