@@ -140,7 +140,7 @@ const plain = (ep: TreeEndpoint) =>
 
 /** The document `rules -o json` prints (schema/rules.vN.json). */
 export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSource) {
-  const unproven = orphansOf(dump, source.held);
+  const unproven = orphansOf(dump, source.held ?? 'paste');
   const endpoint = (ep: TreeEndpoint): EndpointDoc => {
     // most endpoints carry no optional field but a Cilium backend's state: one literal, all its
     // fields in the object (built field by field, each went on in a property array of its own)
@@ -294,7 +294,7 @@ export const searchJson = (query: string, hits: SearchHit[]): string =>
   jsonText(searchDoc(query, hits));
 
 /** Why the dump proves no chain an orphan, in words (IPVS and Cilium have none to prove). */
-function orphansOf(d: RulesDump, held?: Held): string | undefined {
+function orphansOf(d: RulesDump, held: Held): string | undefined {
   const unproven = isCilium(d) || isIpvs(d) ? undefined : orphansUnproven(d);
   return unproven && unprovenText(unproven, held);
 }

@@ -22,6 +22,7 @@ import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
 import { couldNotRead } from '../core/dataplane/dataplane.js';
 import type { TracePacket } from '../core/dataplane/trace/trace.js';
 import type { Traced } from '../core/dataplane/trace/answer.js';
+import type { Held } from '../output/rules/no-service.js';
 
 export type { DiagnosedService };
 
@@ -33,6 +34,8 @@ export interface NodeData {
   label: string;
   /** "nodes/NODE/iptables-save.txt" (or nft-ip-kube-proxy.txt), or the file given to `rules --file`. */
   source?: string;
+  /** A paste (`rules --file`) or a node's dump (recorded, or read live): the screens' word for it. */
+  held: Held;
   /** The iptables dump (iptables mode). */
   rs?: Ruleset;
   /** kube-proxy's nftables table (nftables mode). */
@@ -77,7 +80,7 @@ export interface TuiData {
 }
 
 /** A node's rules, parsed and read into trees when a screen first asks; a parse error is kept. */
-export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
+export function nodeData(node: NodeAnalysis, view: ClusterView, held: Held = 'dump'): NodeData {
   let index: SearchIndex | undefined;
   let drift: NodeDrift | { error: string } | undefined;
   // kube-proxy's nftables table where the node runs in that mode, read when first asked
@@ -95,6 +98,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
   let ciliumText: string[] | undefined;
   const data: NodeData = {
     name: node.name,
+    held,
     family: node.family,
     label: node.family === 'IPv6' ? `${node.name} IPv6` : node.name,
     get source() {
@@ -177,11 +181,11 @@ function givenNodes(
 ): NodeData[] {
   const given = { ...rules, source: rules.label };
   const also = rules.nft?.paste?.also;
-  if (!rules.nft || !also) return [nodeData(analysis.node(rules.label, given), view)];
+  if (!rules.nft || !also) return [nodeData(analysis.node(rules.label, given), view, 'paste')];
   const [mine, theirs] = pairFamilies(rules.nft, also);
   return [
-    nodeData(analysis.node(rules.label, given, mine), view),
-    nodeData(analysis.node(rules.label, { ...given, nft: also }, theirs), view),
+    nodeData(analysis.node(rules.label, given, mine), view, 'paste'),
+    nodeData(analysis.node(rules.label, { ...given, nft: also }, theirs), view, 'paste'),
   ];
 }
 

@@ -201,6 +201,7 @@ describe('Drift frame', () => {
   it('grouped by Service port, ids shown, missing and unexpected lines told apart', async () => {
     const node = {
       name: 'vm-12-11-centos',
+      held: 'dump',
       family: 'IPv4',
       label: 'vm-12-11-centos',
       walkable: false,

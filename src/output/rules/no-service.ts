@@ -17,7 +17,7 @@ export type Held = 'paste' | 'dump';
 /** Why an iptables dump shows no Service: its KUBE-SERVICES is past a cut or outside the part of
  * the nat table pasted, or Cilium replaced kube-proxy (its CILIUM_ chains and no KUBE-SERVICES:
  * GKE Dataplane V2, kube-proxy-free). */
-export function noServiceRules(rs: Ruleset, held: Held = 'paste'): string {
+export function noServiceRules(rs: Ruleset, held: Held): string {
   const said = familiesSaid(rs, held);
   const router = kubeRouterChains(rs);
   return router.length === 0
@@ -82,7 +82,7 @@ const NFT_PART: Record<NftPart, string> = {
 /** Why an nft listing shows no Service: of a whole table, its service-ips map is empty or absent;
  * of part of one (its table line, its end or lines elided, a diff's hunk, maps its rules use not
  * in it), the map or its elements are not in the paste, and nothing is said of the table. */
-export function nftNoService(t: NftTable, held: Held = 'paste'): string {
+export function nftNoService(t: NftTable, held: Held): string {
   const part = nftParts(t).map((p) => NFT_PART[p]);
   const map = t.set('service-ips');
   if (part.length === 0)
@@ -96,7 +96,7 @@ export function nftNoService(t: NftTable, held: Held = 'paste'): string {
 }
 
 /** Why the dump's unreached chains are not called orphans, in words. */
-export function unprovenText(u: OrphansUnproven, held: Held = 'paste'): string {
+export function unprovenText(u: OrphansUnproven, held: Held): string {
   if (u.table === 'kube-proxy')
     return `the listing holds part of its table (${u.parts.map((p) => NFT_PART[p]).join(', ')}): what reaches them may lie outside it`;
   return u.cutAfter

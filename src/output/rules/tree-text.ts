@@ -115,7 +115,7 @@ const unnamedHead = (t: ServiceTree): string => {
   return !t.clusterIP && t.hash && own ? `${own}${t.protocol ? `/${t.protocol}` : ''}` : t.id;
 };
 
-export function treeText(t: ServiceTree, held: Held = 'paste'): string[] {
+export function treeText(t: ServiceTree, held: Held): string[] {
   const head = [t.name ? portNameText(t.name) : unnamedHead(t)];
   if (t.name && t.clusterIP)
     head.push(

@@ -22,7 +22,7 @@ import {
 } from './rules-rows.js';
 import { hostPort } from '../../core/ipv6.js';
 import { orphansUnproven } from '../../core/dataplane/orphans.js';
-import { unprovenText } from '../../output/rules/no-service.js';
+import { unprovenText, type Held } from '../../output/rules/no-service.js';
 
 export interface RulesModel {
   node: NodeData | undefined;
@@ -45,14 +45,18 @@ export interface RowMarks {
   uneven: Map<string, string>;
   /** Why the node's rules, read in part, prove no chain an orphan (rules.ts says it alike). */
   unproven?: string;
+  /** What the node's rules were read from, as the rows name it. */
+  held: Held;
 }
 
 /** The drift findings a row can carry, from the node's drift (none where it cannot be made). */
 function rowMarks(node: NodeData | undefined): RowMarks {
   const read = node?.rs ?? node?.nft;
   const why = read && orphansUnproven(read);
-  const unproven = why && unprovenText(why);
+  const held = node?.held ?? 'dump';
+  const unproven = why && unprovenText(why, held);
   const marks: RowMarks = {
+    held,
     stale: new Map(),
     uneven: new Map(),
     ...(unproven ? { unproven } : {}),
@@ -158,7 +162,7 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
           {eps === 0 && t.l7Proxy ? (
             <S tone="muted"> to the L7 proxy</S>
           ) : eps === 0 && endpointsUnseen(t) ? (
-            <S tone="warn"> endpoints not in the paste</S>
+            <S tone="warn"> endpoints not in the {marks.held}</S>
           ) : eps === 0 ? (
             <S tone={t.verdicts.length > 0 ? 'warn' : 'bad'}> no endpoints</S>
           ) : (
@@ -211,7 +215,7 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
           {fold}
           {row.chain}
           {row.open !== undefined ? null : endpointsUnseen(t, row.chain) ? (
-            <S tone="warn"> endpoints not in the paste</S>
+            <S tone="warn"> endpoints not in the {marks.held}</S>
           ) : (
             <S tone="bad"> no endpoints</S>
           )}
@@ -229,7 +233,7 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
       return (
         <>
           <S tone={ep.probability > 0 ? 'text' : 'warn'}>{share.padStart(6)}</S>{' '}
-          {ep.chainMissing ? <S tone="warn">not in paste</S> : <S tone="accent">{to}</S>}{' '}
+          {ep.chainMissing ? <S tone="warn">not in {marks.held}</S> : <S tone="accent">{to}</S>}{' '}
           {ep.cilium ? (
             // a Cilium backend: its state, no chain and no hairpin rule of kube-proxy's
             <S tone={ep.probability > 0 ? 'muted' : 'warn'}>
@@ -273,9 +277,9 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
           <S tone="warn">{marks.unproven ? '! unreached' : '! orphan'}</S> {o.chain}{' '}
           <S tone="muted">
             {o.rules} rule{o.rules === 1 ? '' : 's'}
-            {o.partial ? ` in the paste (${o.partial})` : ''}
+            {o.partial ? ` in the ${marks.held} (${o.partial})` : ''}
             {marks.unproven
-              ? `: no rule in the paste reaches it, not called an orphan (${marks.unproven})`
+              ? `: no rule in the ${marks.held} reaches it, not called an orphan (${marks.unproven})`
               : ': no entry point reaches it'}
           </S>
         </>
