@@ -1,7 +1,7 @@
 // The word for what a node's rules were read from: a node's dump (a snapshot's, a live node's) is
 // "the dump", a file given to `rules --file` "the paste", in the Rules screen and in `rules`.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
@@ -9,6 +9,8 @@ import { analyze } from '../../src/tui/data.js';
 import { rulesModel } from '../../src/tui/screens/Rules.js';
 import { initialState } from '../../src/tui/state.js';
 import { rulesDoc, rulesText } from '../../src/output/rules.js';
+import { parseNftAny } from '../../src/core/dataplane/nftables/read/read-text.js';
+import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 
 const SNAPSHOTS = new URL('../../snapshots/', import.meta.url).pathname;
 const NODE = 'vm-12-7-centos';
@@ -62,5 +64,21 @@ describe('what the rules were read from, in words', () => {
         assert.doesNotMatch(said, /\bpaste/, `${dir} ${name}:\n${said}`);
       }
     }
+  });
+
+  it("a node's nft dump cut short: its partial Services say the listing, not the paste", () => {
+    const whole = readFileSync(
+      new URL('../fixtures/nft/kube-proxy-1.37-node-a.txt', import.meta.url),
+      'utf8',
+    ).split('\n');
+    // cut inside the Service chains, before kube-dns's
+    const cut = whole.slice(0, whole.findIndex((l) => /chain service-AS2KJYAD/.test(l)) + 1);
+    const table = parseNftAny(cut.join('\n') + '\n', 'nft.txt').table('ip', 'kube-proxy')!;
+    assert.ok(table.cut);
+    const trees = buildNftServiceTrees(table);
+    const source = { label: 'node node-a', node: 'node-a', held: 'dump' as const };
+    const said = `${rulesText(table, trees, source)}\n${JSON.stringify(rulesDoc(table, trees, source))}`;
+    assert.match(said, /its chain is not in the listing/);
+    assert.doesNotMatch(said, /\bpaste/, said);
   });
 });

@@ -22,7 +22,8 @@ export function abridgedBy(t: NftTable): string | undefined {
 export function markAbridged(t: NftTable, x: ServiceTree, why: string): void {
   const own = x.chains.svc ?? x.chains.svl;
   const chain = own === undefined ? undefined : t.chain(own);
-  if (own === undefined || chain === undefined) x.partial = `its chain is not in the paste: ${why}`;
+  if (own === undefined || chain === undefined)
+    x.partial = `its chain is not in the listing: ${why}`;
   else if (
     chain.elided ||
     t.cut?.inside.endsWith(`chain ${own}`) ||
@@ -31,7 +32,7 @@ export function markAbridged(t: NftTable, x: ServiceTree, why: string): void {
   )
     x.partial = why;
   else if (x.endpoints.some((e) => e.chainMissing))
-    x.partial ??= `an endpoint chain is not in the paste: ${why}`;
+    x.partial ??= `an endpoint chain is not in the listing: ${why}`;
 }
 
 /** The sets and maps every Service port's tree is read from, and the chain whose mark applies to
