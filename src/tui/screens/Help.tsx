@@ -31,7 +31,8 @@ const MARKS: { title: string; rows: { keys: string; description: string }[] }[] 
       { keys: 'hairpin?', description: 'no hairpin rule read for it' },
       { keys: 'no endpoints', description: 'the Service port has no endpoint rule here' },
       { keys: 'local only', description: 'endpoints on this node only (traffic policy Local)' },
-      { keys: 'not in paste', description: 'the chain is referred to but not in the input' },
+      { keys: 'not in paste', description: 'the chain is referred to but not in the paste' },
+      { keys: 'not in dump', description: "the chain is referred to but not in the node's dump" },
       { keys: '! orphan', description: 'a chain no entry point reaches: left over' },
       { keys: '! stale', description: 'an endpoint rule kube-proxy no longer writes (drift)' },
       {

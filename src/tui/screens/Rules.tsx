@@ -233,7 +233,13 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
       return (
         <>
           <S tone={ep.probability > 0 ? 'text' : 'warn'}>{share.padStart(6)}</S>{' '}
-          {ep.chainMissing ? <S tone="warn">not in {marks.held}</S> : <S tone="accent">{to}</S>}{' '}
+          {!ep.chainMissing ? (
+            <S tone="accent">{to}</S>
+          ) : marks.held === 'paste' ? (
+            <S tone="warn">not in paste</S>
+          ) : (
+            <S tone="warn">not in dump</S>
+          )}{' '}
           {ep.cilium ? (
             // a Cilium backend: its state, no chain and no hairpin rule of kube-proxy's
             <S tone={ep.probability > 0 ? 'muted' : 'warn'}>
