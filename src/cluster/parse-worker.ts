@@ -8,6 +8,7 @@ import {
   parseIptables,
   rulesetState,
 } from '../core/dataplane/iptables/read/parse.js';
+import { inputBytes } from '../core/facts/input-text.js';
 import { LIMITS, readRegular } from './snapshot/files.js';
 
 export type WorkerAnswer =
@@ -23,9 +24,14 @@ try {
   // the same checked read as readSnapshot's: a regular file, no link followed, within its cap
   const read = readRegular(path, LIMITS.output);
   if (!read) throw new Error(`${file}: removed`);
+  // a byte order mark read as readSnapshot's inputText reads it: UTF-8 without it, UTF-16 decoded
+  const text = inputBytes(read).bytes;
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
   // the file's own memory, so it can move to the main thread (a small read shares a pool)
   const buf =
-    read.byteOffset === 0 && read.byteLength === read.buffer.byteLength ? read : Buffer.from(read);
+    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+      ? bytes
+      : Buffer.from(bytes);
   const state = rulesetState(parseIptables(buf, { file, noun: 'dump' }), buf);
   answer = { state };
   const buffers = new Set<ArrayBuffer>([buf.buffer as ArrayBuffer]);

@@ -20,12 +20,15 @@ const dir = mkdtempSync(join(tmpdir(), 'kdebug-aside-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const dump = clusterDump({ services: 300, endpoints: 3 });
-const write = (node: string, text: string) => {
+const write = (node: string, text: string | Buffer) => {
   mkdirSync(join(dir, 'nodes', node), { recursive: true });
   writeFileSync(join(dir, 'nodes', node, 'iptables-save.txt'), text);
 };
 write('node-a', dump);
 write('node-b', dump.replace('-A KUBE-SERVICES', '-A KUBE-SERVICES --bogus'));
+// as Windows saves them: Notepad's UTF-8 with a byte order mark, PowerShell 5's UTF-16LE
+write('node-c', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(dump)]));
+write('node-d', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(dump, 'utf16le')]));
 
 /** Everything a reader of a rule set sees: each table's chains, rules, lines and texts. */
 const shape = (rs: Ruleset) => ({
@@ -61,6 +64,17 @@ describe('dumps parsed aside', () => {
         }),
       (e: Error) => e.message === b.message,
     );
+  });
+
+  it('reads a dump with a byte order mark as the main thread does: UTF-8 without it, UTF-16 decoded', async (t) => {
+    if (!existsSync(WORKER)) return t.skip('dist/parse-worker.js is built by npm test');
+    const parsed = await parseDumpsAside(dir, WORKER, 0);
+    for (const node of ['node-c', 'node-d']) {
+      const file = `nodes/${node}/iptables-save.txt`;
+      const rs = parsed.get(file);
+      assert.ok(rs && !(rs instanceof Error), `${node} parsed`);
+      assert.deepEqual(shape(rs), shape(parseIptables(dump, { file })));
+    }
   });
 
   it('leaves small dumps to the main thread', async (t) => {
