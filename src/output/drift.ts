@@ -192,7 +192,7 @@ export function driftDoc(
       source: n.source,
       servicePorts: n.servicePorts,
       writtenBy: n.writtenBy ?? null,
-      releaseDisagrees: n.releaseDisagrees ?? null,
+      ...(n.releaseDisagrees !== undefined ? { releaseDisagrees: n.releaseDisagrees } : {}),
       tables: n.tables ?? ['nat', 'filter'],
       drift: n.drifted,
       counts: counts(n.findings),

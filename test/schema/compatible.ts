@@ -1,6 +1,7 @@
 // Whether a schema only adds to an older one: every document the new one allows, the old one
 // allowed too, but for properties the old one did not know. Scripts written against the old
-// schema read the new output unchanged; anything else needs a new schemaVersion.
+// schema read the new output unchanged, and the documents an older kdebug printed still pass the
+// new schema; anything else needs a new schemaVersion.
 type Schema = Record<string, unknown>;
 
 const types = (s: Schema): string[] | undefined =>
@@ -37,6 +38,10 @@ export function incompatibilities(was: Schema, now: Schema, at = '$'): string[] 
   const required = new Set((now['required'] as string[] | undefined) ?? []);
   for (const k of (was['required'] as string[] | undefined) ?? [])
     if (!required.has(k)) out.push(`${at}.${k}: no longer always present`);
+  // a property the old schema did not know, required, fails the documents an older kdebug printed
+  const known = new Set((was['required'] as string[] | undefined) ?? []);
+  for (const k of required)
+    if (!known.has(k) && !(k in p0)) out.push(`${at}.${k}: new and required`);
   if (was['items']) {
     if (!now['items']) out.push(`${at}[]: items no longer described`);
     else out.push(...incompatibilities(was['items'] as Schema, now['items'] as Schema, `${at}[]`));

@@ -78,6 +78,10 @@ describe('schemaVersion', () => {
     assert.deepEqual(incompatibilities(was, optional), [
       '#/$defs/finding.next: no longer always present',
     ]);
+    const demanded = copy();
+    demanded.properties.verdict = { type: 'string' };
+    demanded.required = [...was.required, 'verdict'];
+    assert.deepEqual(incompatibilities(was, demanded), ['$.verdict: new and required']);
     const retyped = copy();
     retyped.properties.partial = { type: 'string' };
     assert.equal(incompatibilities(was, retyped).length, 1);

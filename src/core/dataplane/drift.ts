@@ -142,8 +142,9 @@ export interface NodeDrift {
   /** Signs of an older kube-proxy, when the dump shows them. */
   writtenBy?: string;
   /** The release read for the node is newer than any its rules' signs allow ("v1.28", "v1.19"):
-   * they were not written by it. */
-  releaseDisagrees?: { read: string; upTo: string };
+   * they were not written by it; null where they agree; absent where no release was read for the
+   * node or its rules are not kube-proxy's iptables ones. */
+  releaseDisagrees?: { read: string; upTo: string } | null;
   /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules: what
    * was read of it (its own table, its BPF maps alone, or both: the table against the maps), and
    * whether its backends' states were. */

@@ -151,7 +151,8 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     // their rules follow their endpoints: not read, no Service port was compared
     servicePorts: unread ? 0 : exp.servicePorts.length,
     ...(text.writtenBy ? { writtenBy: text.writtenBy } : {}),
-    ...(text.releaseDisagrees ? { releaseDisagrees: text.releaseDisagrees } : {}),
+    // said only where a release was read for the node to check the rules against: null, they agree
+    ...(exp.requested ? { releaseDisagrees: text.releaseDisagrees ?? null } : {}),
     findings: sortFindings(findings),
     // a note that a port's packets are dropped here, where a rule lets them on, is not so
     notes: notes.flatMap(([n, key]) => (key && ctx.undropped.has(key) ? [] : [n])),
