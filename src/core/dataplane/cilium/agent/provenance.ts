@@ -8,7 +8,7 @@ import { lbSettingRead } from './lb-config.js';
 import { parseNodePortRange } from './node-port-range.js';
 import { SETTING_NOT_KNOWN } from './refused.js';
 import { releaseBehaviour } from './release-behaviour.js';
-import type { StatusFields } from './status.js';
+import type { StatusFields, StatusSetting } from './status.js';
 
 /** The settings whose source an output names where it states them. */
 export const SOURCED_SETTINGS = [
@@ -38,17 +38,8 @@ export const SOURCED_SETTINGS = [
 ] as const;
 export type SourcedSetting = (typeof SOURCED_SETTINGS)[number];
 /** Those only cilium-config or the release says (no status line prints them). */
-type ConfigOnlySourced = Exclude<
-  SourcedSetting,
-  | 'kubeProxyReplacement'
-  | 'socketLB'
-  | 'hostnsOnly'
-  | 'algorithm'
-  | 'forwarding'
-  | 'sessionAffinity'
-  | 'noBackend'
-  | 'nodePortRange'
->;
+// noBackend is told beside the status's settings, though no status prints it
+type ConfigOnlySourced = Exclude<SourcedSetting, StatusSetting | 'noBackend'>;
 
 export type SettingSource =
   /** Its status printed it, on the line of that field ("Socket LB"). */

@@ -1,18 +1,20 @@
 // The settings the agent itself says it runs with, read from its `cilium-dbg status --verbose`.
 import type { CiliumSettings } from './agent.js';
 
-type Said = Partial<
-  Pick<
-    CiliumSettings,
-    | 'kubeProxyReplacement'
-    | 'socketLB'
-    | 'hostnsOnly'
-    | 'algorithm'
-    | 'forwarding'
-    | 'sessionAffinity'
-    | 'nodePortRange'
-  >
-> & {
+/** The settings a status may print, each on a line of its own: the one list of them (what
+ * provenance.ts takes from cilium-config alone is the others). */
+export const STATUS_SETTINGS = [
+  'kubeProxyReplacement',
+  'socketLB',
+  'hostnsOnly',
+  'algorithm',
+  'forwarding',
+  'sessionAffinity',
+  'nodePortRange',
+] as const;
+export type StatusSetting = (typeof STATUS_SETTINGS)[number];
+
+type Said = Partial<Pick<CiliumSettings, StatusSetting>> & {
   version?: string;
   /** The Pod ranges its IPAM allocates from on this node ("IPAM: IPv4: 6/254 allocated from
    * 10.244.1.0/24, IPv6: ..."). */
@@ -22,9 +24,7 @@ type Said = Partial<
   fields: StatusFields;
 };
 
-export type StatusFields = Partial<
-  Record<Exclude<keyof Said, 'version' | 'podCIDRs' | 'fields'>, string>
->;
+export type StatusFields = Partial<Record<StatusSetting, string>>;
 
 /** `cilium-dbg status --verbose`: "KubeProxyReplacement:  True  [eth0 ...]", then its details
  * ("Socket LB: Enabled", "Socket LB Coverage: Hostns-only", "Mode: SNAT", "Backend Selection:
