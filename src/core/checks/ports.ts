@@ -199,14 +199,18 @@ function slicePortMissing(ctx: CheckContext, svc: Service, port: ServicePort): F
   if (slicePorts.length === 0) return undefined;
   if (slicePorts.some((p) => p.name === port.name && p.protocol === port.protocol))
     return undefined;
-  const named = list(slicePorts.map((p) => `"${p.name}" ${p.protocol}`));
+  const named = list(
+    slicePorts.map((p) => `${p.name ? `"${p.name}"` : '(unnamed)'} ${p.protocol}`),
+  );
   return finding(
     'target-port-not-exposed',
     'fail',
-    `no EndpointSlice port is named "${port.name}"`,
+    port.name
+      ? `no EndpointSlice port is named "${port.name}"`
+      : 'no EndpointSlice port is unnamed',
     {
       explanation: svc.selector
-        ? `kube-proxy matches EndpointSlice ports to Service ports by name and protocol, and the EndpointSlice controller names each slice port after the Service port it serves. The EndpointSlices name their ports ${named}, so Service port ${port.name || '(unnamed)'} ${port.port}/${port.protocol} gets no endpoints, whatever Pods they list: they were written before the Service's port was renamed and the controller has not rewritten them (kube-controller-manager behind or not running), or they were edited by hand.`
+        ? `kube-proxy matches EndpointSlice ports to Service ports by name and protocol, and the EndpointSlice controller names each slice port after the Service port it serves. The EndpointSlices name their ports ${named}, so Service port ${port.name || '(unnamed)'} ${port.port}/${port.protocol} gets no endpoints, whatever Pods they list: they were written before the Service's ports last changed (a port renamed, or added) and the controller has not rewritten them (kube-controller-manager behind or not running), or they were edited by hand.`
         : `kube-proxy matches EndpointSlice ports to Service ports by name and protocol. The hand-made EndpointSlices name their ports ${named}, so Service port ${port.name || '(unnamed)'} ${port.port}/${port.protocol} gets no endpoints.`,
       evidence: [
         `Service port ${portText(port)}`,

@@ -11,6 +11,7 @@ import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { portsCheck } from '../../../src/core/checks/ports.js';
+import { endpointsCheck } from '../../../src/core/checks/endpoints/endpoints.js';
 import { aService, anEndpointSlice, facts, ids, run, webPods } from './builders.js';
 
 const NGINX = { namespace: 'default', service: 'nginx-svc' };
@@ -37,6 +38,21 @@ describe('a Service port whose name no EndpointSlice port has', () => {
     ]);
     const [, f] = run(portsCheck, facts(objects));
     assert.equal(f!.title, 'no EndpointSlice port is named "http"');
+  });
+
+  it('an unnamed Service port is said so, not as a name "", and a port added is told as one renamed', () => {
+    const svc = aService({ spec: { ports: [{ port: 80, protocol: 'TCP', targetPort: 8080 }] } });
+    const [, f] = run(portsCheck, facts([svc, anEndpointSlice({ portName: 'web' }), ...webPods()]));
+    assert.equal(f!.title, 'no EndpointSlice port is unnamed');
+    assert.match(f!.explanation, /name their ports "web" TCP, so Service port \(unnamed\) 80\/TCP/);
+    assert.match(f!.explanation, /a port renamed, or added/);
+    assert.doesNotMatch(`${f!.title} ${f!.explanation}`, /""/);
+    const endpoints = run(
+      endpointsCheck,
+      facts([svc, anEndpointSlice({ portName: 'web' }), ...webPods()]),
+    );
+    const evidence = endpoints.flatMap((e) => e.evidence.map((x) => x.text)).join('\n');
+    assert.match(evidence, /no unnamed TCP port \(ports web 8080\/TCP\)/);
   });
 
   it('selector Service whose slices name the port: nothing more said', () => {

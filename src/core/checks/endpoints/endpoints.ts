@@ -214,7 +214,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
         .filter((s) => port && s.endpoints.length > 0 && !s.ports.some((p) => samePort(p, port)))
         .map(
           (s) =>
-            `EndpointSlice ${s.name}: no port named "${port!.name}" ${port!.protocol} (ports ${s.ports.map((p) => `${p.name || '(unnamed)'} ${p.port}/${p.protocol}`).join(', ')})`,
+            `EndpointSlice ${s.name}: ${port!.name ? `no port named "${port!.name}" ${port!.protocol}` : `no unnamed ${port!.protocol} port`} (ports ${s.ports.map((p) => `${p.name || '(unnamed)'} ${p.port}/${p.protocol}`).join(', ')})`,
         ),
       ...eps.map((e) => `EndpointSlice ${e.slice}: ${endpointLine(e)}`),
     ].map((l) => read(l));
