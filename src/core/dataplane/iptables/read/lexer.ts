@@ -29,7 +29,15 @@ const BANG = 33;
 const DASH = 45;
 
 /** A syntax error inside one line: the caller adds the line number and the line. */
-export class LineSyntaxError extends Error {}
+export class LineSyntaxError extends Error {
+  /** @param address the text that stood where an address must (a reader tells one hidden by hand) */
+  constructor(
+    message: string,
+    readonly address?: string,
+  ) {
+    super(message);
+  }
+}
 
 const TOP_LONG: Record<string, number> = {
   '--source': 115, // s

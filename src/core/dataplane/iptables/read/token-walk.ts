@@ -241,7 +241,10 @@ function checkAddress(b: Uint8Array, s: number, e: number): void {
       ch === 47 ||
       (ch >= 97 && ch <= 102) ||
       (ch >= 65 && ch <= 70);
-    if (!ok) throw new LineSyntaxError(`"${text(b, s, e)}" is not an address`);
+    if (!ok) {
+      const address = text(b, s, e);
+      throw new LineSyntaxError(`"${address}" is not an address`, address);
+    }
   }
 }
 

@@ -36,7 +36,7 @@ export class UnreadRules {
   unreadable(err: unknown, spec: number, e: number, last: boolean): void {
     if (!(err instanceof LineSyntaxError)) throw err;
     if (last) return this.cuts.cutShort(err.message);
-    const hidden = /^"(.+)" is not an address$/.exec(err.message)?.[1];
+    const hidden = err.address;
     if (hidden && REDACTED.test(hidden)) return this.redacted(spec, e, hidden);
     this.state.fail(err.message);
   }
