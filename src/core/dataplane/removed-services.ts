@@ -9,7 +9,22 @@ import { entriesAt } from './stale-entries.js';
 import type { EntryPoint, ServiceTree } from './trees.js';
 
 /** "ns/name" of a ServicePortName ("ns/name:port", "ns/name"). */
-const serviceOf = (name: string) => name.replace(/:[^/:]*$/, '');
+export const serviceOf = (name: string) => name.replace(/:[^/:]*$/, '');
+
+/** Whether a Service ("ns/name") absent from the objects read is known to be gone: only where the
+ * Service list was read (default/kubernetes, which every cluster has, is among them; a one-Service
+ * capture lacks it) and in a namespace some of whose Services were read (a capture of some
+ * namespaces says nothing of the others). Undefined where the list was not read: nothing is. */
+export function servicesRead(
+  services: Iterable<string>,
+): { removed: (service: string) => boolean; said: (service: string) => boolean } | undefined {
+  const read = new Set(services);
+  if (!read.has('default/kubernetes')) return undefined;
+  const namespaces = new Set([...read].map((s) => s.split('/')[0]!));
+  // the objects say of a Service whether it is there: read, or absent from a namespace read
+  const said = (s: string) => read.has(s) || namespaces.has(s.split('/')[0]!);
+  return { removed: (s) => !read.has(s) && said(s), said };
+}
 
 /** The trees whose cluster IP entries lead to an address no current Service port has, of a
  * Service (by their comments' name) the API does not have in a namespace whose Services were
@@ -19,10 +34,8 @@ export function removedServices(
   trees: ServiceTree[],
   ports: ExpectedServicePort[],
 ): { tree: ServiceTree; entries: EntryPoint[] }[] {
-  const services = new Set(ports.map((sp) => `${sp.namespace}/${sp.service}`));
-  if (!services.has('default/kubernetes')) return [];
-  // a namespace none of whose Services was read (a capture of some namespaces) says nothing
-  const namespaces = new Set(ports.map((sp) => sp.namespace));
+  const read = servicesRead(ports.map((sp) => `${sp.namespace}/${sp.service}`));
+  if (!read) return [];
   const addresses = new Set(
     ports.flatMap((sp) =>
       [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs].map(canonicalAddress),
@@ -30,7 +43,7 @@ export function removedServices(
   );
   return trees.flatMap((tree) => {
     const service = tree.name && serviceOf(tree.name);
-    if (!service || services.has(service) || !namespaces.has(service.split('/')[0]!)) return [];
+    if (!service || !read.removed(service)) return [];
     const entries = tree.entries.filter((e) => e.kind === 'cluster-ip' && e.address !== undefined);
     if (entries.length === 0 || entries.some((e) => addresses.has(canonicalAddress(e.address!))))
       return [];

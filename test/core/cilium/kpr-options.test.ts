@@ -47,6 +47,7 @@ const vectorDrift = (
     node: 'testnode',
     expected: expectedCilium(view, NODE, agent.settings),
     table: parseCilium(edited(v, ...edits), 'maps.txt'),
+    services: view.services.map((s) => `${s.namespace}/${s.name}`),
     scoped: false,
     mapExpectations: {
       services: view.services,

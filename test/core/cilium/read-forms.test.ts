@@ -171,12 +171,36 @@ describe("1.19's drop entry in the agent's table against the objects", () => {
         '10.96.99.9:80/TCP (0)   0.0.0.0:0 (8) (0) [ClusterIP, non-routable]\n',
       'p.txt',
     );
-    const drift = ciliumDrift({ node: 'n1', expected: [], table, scoped: false });
+    const drift = ciliumDrift({
+      node: 'n1',
+      expected: [],
+      table,
+      services: ['default/kubernetes'],
+      scoped: false,
+    });
     assert.deepEqual(
       drift.findings.filter((f) => f.id === 'cilium-frontend-stale').map((f) => f.drift.actual),
       [['p.txt:3: 10.96.99.9:80/TCP ClusterIP']],
     );
   });
+});
+
+describe('a frontend of a Service the objects do not hold: stale only where the Service list was read', () => {
+  const table = parseCilium(
+    'ID   Frontend            Service Type   Backend\n' +
+      '1    10.96.0.10:53/UDP   ClusterIP      1 => 10.244.1.5:53/UDP (active)\n',
+    'service-list.txt',
+  );
+  const stale = (services: string[]) =>
+    ciliumDrift({ node: 'n1', expected: [], table, services, scoped: false })
+      .findings.filter((f) => f.id === 'cilium-frontend-stale')
+      .map((f) => f.title);
+  it('a one-Service capture (no default/kubernetes): not called stale', () =>
+    assert.deepEqual(stale(['shop/web']), []));
+  it('the whole list read: stale', () =>
+    assert.deepEqual(stale(['default/kubernetes', 'shop/web']), [
+      'frontend 10.96.0.10:53/UDP ClusterIP not in the objects',
+    ]));
 });
 
 describe("kubectl's own lines around a listing it ran in the agent's Pod", () => {

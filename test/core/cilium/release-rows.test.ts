@@ -229,6 +229,7 @@ describe('both a bpf-lb-* key and its deprecated one set: the agent does not sta
       node: 'n1',
       expected: [],
       table,
+      services: ['default/kubernetes'],
       scoped: false,
       refused: { why, evidence: [] },
     });

@@ -102,6 +102,7 @@ export function ciliumDataplane(
           known: knownMapFlags(agent),
           sources: { agent, of: agent.sources },
         },
+        services: view.services.map((s) => `${s.namespace}/${s.name}`),
         scoped: scope !== undefined,
         agent: {
           namespace: agent.pod.namespace,

@@ -45,6 +45,9 @@ export interface CiliumDriftInput {
   maps?: CiliumTable;
   /** What the expected BPF map entries are made from (maps/expected.ts), where the agent is known. */
   mapExpectations?: MapExpectations;
+  /** The Services read ("ns/name"): a frontend is stale only where they are the whole list
+   * (removed-services.ts). */
+  services: string[];
   /** Only the Services expected (one Service's answer): no leftover frontends looked for. */
   scoped: boolean;
   /** The agent's Pod and container, for the next command (its log). */

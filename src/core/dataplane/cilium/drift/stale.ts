@@ -6,6 +6,7 @@ import { healthServerOf } from '../expected/health-server.js';
 import { frontendKey, isDropEntry, isWildcard, type CiliumFrontend } from '../read/listing.js';
 import type { CiliumDriftInput } from '../drift.js';
 import { frontendLine, infoNote, nameOf } from './words.js';
+import { servicesRead } from '../../removed-services.js';
 
 /** Frontends the objects do not account for (a whole-node comparison only). */
 export function stale(
@@ -16,6 +17,15 @@ export function stale(
   /** What of the listing is not compared (1.17's portless wildcard entries). */
   notRead: DriftFinding[],
 ) {
+  const read = servicesRead(input.services);
+  const services = new Set(input.services);
+  // one of a Service read is accounted for by it; of another, only where the Service list (and its
+  // namespace) was read is that Service known to be gone
+  const known = (f: CiliumFrontend) => {
+    const owner = healthServerOf(f.service) ?? f.service;
+    if (owner !== undefined && services.has(owner)) return true;
+    return read !== undefined && (owner === undefined || read.said(owner));
+  };
   const wanted = new Set(input.expected.map((f) => `${f.port}`));
   // 1.17 prints a NodePort's wildcard entry as <zero>, without its port: whose it is, is not said
   const portless = input.table.frontends.filter((f) => isWildcard(f.ip) && f.port === 0);
@@ -31,6 +41,7 @@ export function stale(
     if (matched.has(f) || f.type === 'HostPort' || f.type === 'LocalRedirect') continue;
     if (portless.includes(f)) continue;
     if (f.l7Proxy) continue;
+    if (!known(f)) continue;
     if (input.healthServers && healthServerOf(f.service)) continue; // said as not compared
     if (isDropEntry(f)) continue; // 1.19's drop entry of a VIP: no Service's own
     // a NodePort on a node address is the wildcard's expansion, matched by port

@@ -26,6 +26,7 @@ import { ipvsIptablesDrift } from './iptables-rules.js';
 import { notReadByAddress } from '../traits.js';
 import type { Ruleset } from '../../iptables/read/parse.js';
 import { FORWARD_FLAG } from '../forwarding.js';
+import { serviceOf, servicesRead } from '../../removed-services.js';
 
 export interface IpvsDriftInput {
   node: string;
@@ -208,7 +209,8 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         { node, source },
       ),
     );
-  if (!input.scoped) {
+  // a virtual server has no Service name: left over only where the Service list was read
+  if (!input.scoped && servicesRead(exp.virtualServers.map((v) => serviceOf(v.name)))) {
     // where the node's addresses were not read, a node port on another of them is no leftover
     const nodePorts = new Set(
       exp.nodeIPsKnown
