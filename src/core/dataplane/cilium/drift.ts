@@ -28,6 +28,7 @@ import {
   oneOfMissing,
 } from './drift/health-server.js';
 import { stale } from './drift/stale.js';
+import { cutNotes, notWhole } from './drift/cut.js';
 import { maps } from './drift/table-maps.js';
 import { wildcards } from './drift/wildcards.js';
 import { familiesNotCompared, topologyNotCompared } from './drift/not-known.js';
@@ -97,6 +98,8 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   // of a family, or a Service, whether the agent handles is not known and it does not list
   // (agent/listed.ts): not compared
   const notKnownUnlisted: ExpectedFrontend[] = [];
+  // not in a table read in part: not known to be missing (drift/cut.ts)
+  const cutUnlisted: ExpectedFrontend[] = [];
   for (const want of input.expected) {
     if (want.internal && !scopes) continue;
     const entries = actual.find(want);
@@ -117,6 +120,10 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     }
     if (entries.length === 0 && healthServerOf(want.service)) {
       healthServerMissing(want, input, add, next);
+      continue;
+    }
+    if (entries.length === 0 && notWhole(table)) {
+      cutUnlisted.push(want);
       continue;
     }
     if (entries.length === 0) {
@@ -172,6 +179,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     );
   notRead.push(...familiesNotCompared(input, notKnownUnlisted));
   notRead.push(...topologyNotCompared(input));
+  cutNotes(input, cutUnlisted, notRead);
   if (input.healthServers) healthServersNotCompared(input, input.healthServers, notRead);
   if (!input.scoped) stale(input, matched, add, next, notRead);
   if (input.maps) maps(input, input.maps, add, notes);
