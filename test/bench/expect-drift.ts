@@ -102,6 +102,7 @@ const ipvs = (json: string) => {
         ),
       ),
       scoped: false,
+      listed: { kind: 'none' },
     }).findings;
 };
 

@@ -16,16 +16,57 @@ import { clusterIpObjects, NODE_A_TABLE } from '../support/nft-lab.js';
 
 type Finding = { id: string; service?: string; message: string; node: string };
 
-/** The demo with the Services `drop` keeps (by name) removed from objects.json. */
-function demoWithout(drop: (name: string) => boolean): string {
+/** What `snapshot save` writes in meta.json for each capture: --service NAME, --all (-n), -A. */
+const CAPTURED = {
+  service: (name: string) => ({ namespace: 'default', service: name }),
+  namespace: { namespace: 'default' },
+  all: {},
+};
+
+/** The demo with the Services `drop` keeps (by name) removed from objects.json, as captured by
+ * `meta` (default: --all in namespace default). */
+function demoWithout(
+  drop: (name: string) => boolean,
+  meta: Record<string, string> = CAPTURED.namespace,
+): string {
   const dir = mkdtempSync(join(tmpdir(), 'kdebug-removed-svc-'));
   cpSync('snapshots/nginx-svc', dir, { recursive: true });
   const file = join(dir, 'objects.json');
   const list = JSON.parse(readFileSync(file, 'utf8')) as { items: KubeObject[] };
   list.items = list.items.filter((o) => o.kind !== 'Service' || !drop(o.metadata?.name ?? ''));
   writeFileSync(file, JSON.stringify(list));
+  const metaFile = join(dir, 'meta.json');
+  const {
+    namespace: _,
+    service: __,
+    ...rest
+  } = JSON.parse(readFileSync(metaFile, 'utf8')) as {
+    [k: string]: unknown;
+  };
+  writeFileSync(metaFile, JSON.stringify({ ...rest, ...meta }));
   return dir;
 }
+
+/** vm-12-7-centos also routing 10.1.5.5:8080 for kube-system/metrics-server (nginx-svc's rules,
+ * renamed), a Service the demo's objects do not have. */
+function withMetricsServer(dir: string): void {
+  const file = join(dir, 'nodes/vm-12-7-centos/iptables-save.txt');
+  const renamed = (l: string) =>
+    l
+      .replace(/(ELCM5PCEQWBT|SMDVMBZNJPO5|FNO4E6JYD7EG)[A-Z0-9]{4}/g, '$1ZZZZ')
+      .replace('default/nginx-svc:http', 'kube-system/metrics-server:https')
+      .replace('10.1.190.219', '10.1.5.5');
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const out = lines.flatMap((l) =>
+    /ELCM5PCEQWBTUJ2I|SMDVMBZNJPO5AA7R|FNO4E6JYD7EGUHTP|nginx-svc:http cluster IP/.test(l)
+      ? [l, renamed(l)]
+      : [l],
+  );
+  writeFileSync(file, out.join('\n'));
+}
+
+const orphans = (dir: string, ...args: string[]) =>
+  drift(dir, ...args).findings.filter((f) => f.id === 'orphan-chain');
 
 const drift = (dir: string, ...args: string[]) => {
   const r = kdebug(['drift', '--snapshot', dir, ...args, '-o', 'json']);
@@ -69,8 +110,63 @@ describe('a Service removed from the API whose rules a node still holds', () => 
     }
   });
 
+  it('a capture of one namespace (--all -n default): kube-system, read only for kube-dns, says nothing', () => {
+    const dir = demoWithout(() => false);
+    try {
+      withMetricsServer(dir);
+      assert.deepEqual(orphans(dir, '--node', 'vm-12-7-centos'), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a capture of every namespace (--all -A): a Service gone from kube-system is said', () => {
+    const dir = demoWithout(() => false, CAPTURED.all);
+    try {
+      withMetricsServer(dir);
+      assert.deepEqual(
+        orphans(dir, '--node', 'vm-12-7-centos').map((f) => f.service),
+        ['kube-system/metrics-server:https'],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('one Service captured (--service kubernetes): the others are not said removed', () => {
+    const dir = demoWithout((n) => n === 'nginx-svc', CAPTURED.service('kubernetes'));
+    try {
+      assert.deepEqual(orphans(dir, '--all-nodes'), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a Service the API has without a cluster IP now: said so, not "the API has no Service"', () => {
+    const dir = demoWithout(() => false, CAPTURED.service('nginx-svc'));
+    try {
+      const file = join(dir, 'objects.json');
+      const list = JSON.parse(readFileSync(file, 'utf8')) as { items: KubeObject[] };
+      const svc = list.items.find((o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc')!;
+      svc['spec'] = { type: 'ExternalName', externalName: 'example.com' };
+      writeFileSync(file, JSON.stringify(list));
+      const stale = orphans(dir, '--node', 'vm-12-7-centos');
+      assert.deepEqual(
+        stale.map((f) => f.service),
+        ['default/nginx-svc:http'],
+      );
+      assert.match(
+        stale[0]!.message,
+        /but Service default\/nginx-svc has no cluster IP now \(type ExternalName\)/,
+      );
+      assert.doesNotMatch(stale[0]!.message, /the API has no Service/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('one Service captured (no default/kubernetes): the others are not said removed', () => {
-    const dir = demoWithout((n) => n !== 'nginx-svc');
+    const dir = demoWithout((n) => n !== 'nginx-svc', CAPTURED.service('nginx-svc'));
     try {
       const r = drift(dir, '--all-nodes');
       assert.deepEqual(
@@ -100,6 +196,9 @@ describe('a Service removed from the API whose rules a node still holds', () => 
       };
       const items = [...clusterIpObjects(['10.244.1.4', '10.244.2.2']), kubernetes];
       writeFileSync(join(dir, 'objects.json'), JSON.stringify({ kind: 'List', items }));
+      // as `snapshot save --all -n matrix` writes it
+      const captured = { namespace: 'matrix', capturedAt: '2026-12-07T00:00:00Z' };
+      writeFileSync(join(dir, 'meta.json'), JSON.stringify(captured));
       const r = drift(dir, '--node', 'node-a');
       assert.equal(r.code, 1);
       const said = r.findings.filter((f) => f.id === 'orphan-chain').map((f) => f.service);

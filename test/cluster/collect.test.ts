@@ -21,6 +21,7 @@ import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { nodeBackends, textSigns } from '../../src/core/dataplane/iptables/backend.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { nodeErrorsOf } from '../../src/core/nodes/errors.js';
+import { serviceListScope } from '../../src/core/facts/service-list-scope.js';
 import { startFakeApi, type FakeApi, type FakeApiOptions } from '../support/fake-api/server.js';
 import { aPod, aService, anEndpointSlice, webCluster } from './objects.js';
 
@@ -116,6 +117,8 @@ describe('collect for one Service', () => {
       capturedAt: '2025-01-02T03:04:05.000Z',
       kdebugVersion: '9.9.9',
     });
+    // one Service read by name: no namespace's Service list read whole
+    assert.deepEqual(serviceListScope(facts), { kind: 'none' });
   });
 
   it('never reads Secrets', () => {
@@ -918,6 +921,8 @@ describe('collectAll (snapshot save --all)', () => {
     );
     assert.deepEqual(sorted(facts.objects), sorted(want));
     assert.deepEqual([facts.meta.namespace, facts.meta.service], ['default', undefined]);
+    // kube-system's kube-dns, read as an add-on, does not make kube-system's list read whole
+    assert.deepEqual(serviceListScope(facts), { kind: 'namespace', namespace: 'default' });
   });
 
   it('reads every Service of the cluster', async () => {
@@ -935,6 +940,8 @@ describe('collectAll (snapshot save --all)', () => {
       ],
     );
     assert.equal(facts.meta.namespace, undefined);
+    // snapshot save -A and live drift's reads: every namespace's Services listed
+    assert.deepEqual(serviceListScope(facts), { kind: 'all' });
     // every Pod of the cluster read: an address none has is no Pod's without a lookup
     assert.equal(facts.meta['everyPodRead'], true);
     assert.equal(

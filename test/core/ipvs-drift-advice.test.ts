@@ -30,6 +30,7 @@ const adviceOn = (minor: number) =>
     table: parseIpvs('TCP  10.96.0.99:80 rr\n'),
     localEndpoints: new Set(),
     scoped: true,
+    listed: { kind: 'none' },
   }).findings.find((f) => f.id === 'service-rules-missing')?.advice;
 
 describe('IPVS drift: what kube-proxy has not synced', () => {

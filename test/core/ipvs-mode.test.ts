@@ -26,6 +26,7 @@ import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/b
 import { skipWithout } from '../support/skip.js';
 import { ids, run } from './checks/builders.js';
 import { unavailableText } from '../../src/core/nodes/drift-unavailable.js';
+import type { ServiceListScope } from '../../src/core/facts/service-list-scope.js';
 
 const NODE = 'node-a';
 const OBJECTS = [
@@ -134,6 +135,7 @@ const driftOf = (read: ReturnType<typeof asRead>) =>
     ...read,
     localEndpoints: new Set(['10.244.0.5:8080']),
     scoped: false,
+    listed: { kind: 'none' },
   }).findings.map((f) => `${f.id} ${f.title}`);
 
 describe('IPVS mode: drift', () => {
@@ -192,7 +194,7 @@ describe('IPVS mode: drift', () => {
     });
 
   // a virtual server names no Service: left over only where the whole Service list was read
-  const leftOver = (e: ExpectedIpvs) => {
+  const leftOver = (e: ExpectedIpvs, listed: ServiceListScope) => {
     const read = asRead(e);
     read.table.services.push({
       protocol: 'udp',
@@ -208,19 +210,24 @@ describe('IPVS mode: drift', () => {
       ...read,
       localEndpoints: new Set(['10.244.0.5:8080']),
       scoped: false,
+      listed,
     });
     return d.findings.map((f) => `${f.id} ${f.title}`);
   };
-  it('a virtual server no Service needs, the Service list read (default/kubernetes): left over', () => {
+  it("a virtual server no Service needs, every namespace's Service list read: left over", () => {
     const all = clusterView([
       ...OBJECTS,
       aService('default/kubernetes', { clusterIP: '10.96.0.1' }),
     ]);
     const e = expectedIpvs(expectedRules(all, NODE), { scheduler: 'wrr', nodeAddresses: OWN });
-    assert.deepEqual(leftOver(e), ['orphan-chain virtual server UDP 10.96.0.99:53 is left over']);
+    assert.deepEqual(leftOver(e, { kind: 'all' }), [
+      'orphan-chain virtual server UDP 10.96.0.99:53 is left over',
+    ]);
   });
-  it("a virtual server of a Service not captured (some Services' objects): not called left over", () =>
-    assert.deepEqual(leftOver(want), []));
+  it("a virtual server of a Service not captured (one Service's or one namespace's capture): not called left over", () => {
+    assert.deepEqual(leftOver(want, { kind: 'none' }), []);
+    assert.deepEqual(leftOver(want, { kind: 'namespace', namespace: 'default' }), []);
+  });
 
   it("cites kube-ipvs0's addresses where they were read, ip -br addr, not the virtual servers", () => {
     const read = asRead(want);
@@ -232,6 +239,7 @@ describe('IPVS mode: drift', () => {
       ...read,
       localEndpoints: new Set(['10.244.0.5:8080']),
       scoped: false,
+      listed: { kind: 'none' },
     }).findings.find((x) => x.id === 'vip-not-on-kube-ipvs0')!;
     assert.deepEqual(
       f.evidence.map((e) => [evidenceText(e), e.source]),
@@ -249,6 +257,7 @@ describe('IPVS mode: drift', () => {
       ...read,
       localEndpoints: new Set(['10.244.0.5:8080']),
       scoped: false,
+      listed: { kind: 'none' },
     }).findings;
     assert.deepEqual(
       found.map((f) => f.id),
@@ -297,6 +306,7 @@ describe('IPVS mode: drift', () => {
         ...asRead(before),
         localEndpoints: new Set(),
         scoped: false,
+        listed: { kind: 'none' },
       }).findings.map((f) => [f.title, f.explanation]);
     // the Service's ports and targets alike: 80 -> 8080, 443 -> 8443, now 81 and 444
     const told = said(two([80, 443], [8080, 8443]), two([81, 444], [8080, 8443]));
@@ -334,6 +344,7 @@ describe('IPVS mode: drift', () => {
       ...read,
       localEndpoints: new Set(),
       scoped: true,
+      listed: { kind: 'none' },
     });
     assert.deepEqual(d.findings, []);
     assert.deepEqual(

@@ -97,6 +97,7 @@ describe('IPVS: a real server weight not in the listing', () => {
       table: parseIpvs(BARE),
       localEndpoints: new Set(),
       scoped: true,
+      listed: { kind: 'none' },
     });
     assert.deepEqual(
       d.findings.map((f) => f.title),

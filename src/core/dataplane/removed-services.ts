@@ -2,40 +2,41 @@
 // chains and entry rules (its map elements in nftables mode) on its next sync, so a node still
 // routing its address to Pods has not synced since the Service was deleted, or another proxy wrote
 // them. IPVS mode says its leftover virtual servers itself (ipvs/drift), under the same id.
-import { canonicalAddress } from '../ipv6.js';
+import { listedWhole, type ServiceListScope } from '../facts/service-list-scope.js';
+import { canonicalAddress, familyOf } from '../ipv6.js';
+import type { Service } from '../kube/objects.js';
 import type { ExpectedServicePort } from './kube-proxy/service-port.js';
 import type { DriftSaid } from './drift.js';
 import { entriesAt } from './stale-entries.js';
 import type { EntryPoint, ServiceTree } from './trees.js';
 
 /** "ns/name" of a ServicePortName ("ns/name:port", "ns/name"). */
-export const serviceOf = (name: string) => name.replace(/:[^/:]*$/, '');
+const serviceOf = (name: string) => name.replace(/:[^/:]*$/, '');
 
-/** Whether a Service ("ns/name") absent from the objects read is known to be gone: only where the
- * Service list was read (default/kubernetes, which every cluster has, is among them; a one-Service
- * capture lacks it) and in a namespace some of whose Services were read (a capture of some
- * namespaces says nothing of the others). Undefined where the list was not read: nothing is. */
-export function servicesRead(
-  services: Iterable<string>,
-): { removed: (service: string) => boolean; said: (service: string) => boolean } | undefined {
-  const read = new Set(services);
-  if (!read.has('default/kubernetes')) return undefined;
-  const namespaces = new Set([...read].map((s) => s.split('/')[0]!));
-  // the objects say of a Service whether it is there: read, or absent from a namespace read
-  const said = (s: string) => read.has(s) || namespaces.has(s.split('/')[0]!);
-  return { removed: (s) => !read.has(s) && said(s), said };
+/** The Services read, and which namespaces' lists were read whole (service-list-scope.ts). */
+export interface ServicesRead {
+  scope: ServiceListScope;
+  services: readonly Service[];
+}
+
+/** A tree no current Service port makes: of a Service the API does not have (`current` absent),
+ * or of one it has that gets no rules of this family now. */
+export interface RemovedService {
+  tree: ServiceTree;
+  entries: EntryPoint[];
+  current?: Service;
 }
 
 /** The trees whose cluster IP entries lead to an address no current Service port has, of a
- * Service (by their comments' name) the API does not have in a namespace whose Services were
- * read: none where the Service list was not (one Service's capture lacks default/kubernetes,
- * which every cluster has). */
+ * Service (by their comments' name) read without ports, or absent from a namespace whose
+ * Service list was read whole. */
 export function removedServices(
   trees: ServiceTree[],
   ports: ExpectedServicePort[],
-): { tree: ServiceTree; entries: EntryPoint[] }[] {
-  const read = servicesRead(ports.map((sp) => `${sp.namespace}/${sp.service}`));
-  if (!read) return [];
+  read: ServicesRead,
+): RemovedService[] {
+  const services = new Set(ports.map((sp) => `${sp.namespace}/${sp.service}`));
+  const byName = new Map(read.services.map((s) => [`${s.namespace}/${s.name}`, s]));
   const addresses = new Set(
     ports.flatMap((sp) =>
       [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs].map(canonicalAddress),
@@ -43,27 +44,42 @@ export function removedServices(
   );
   return trees.flatMap((tree) => {
     const service = tree.name && serviceOf(tree.name);
-    if (!service || !read.removed(service)) return [];
+    if (!service || services.has(service)) return [];
+    const current = byName.get(service);
+    // absent from a namespace not listed whole: it may exist, unread
+    if (!current && !listedWhole(read.scope, service.split('/')[0]!)) return [];
     const entries = tree.entries.filter((e) => e.kind === 'cluster-ip' && e.address !== undefined);
     if (entries.length === 0 || entries.some((e) => addresses.has(canonicalAddress(e.address!))))
       return [];
-    return [{ tree, entries }];
+    return [{ tree, entries, ...(current ? { current } : {}) }];
   });
+}
+
+/** Why kube-proxy writes no rules of this family for a Service the API has. */
+function noRulesWhy(svc: Service, family: string): string {
+  if (svc.type === 'ExternalName') return 'has no cluster IP now (type ExternalName)';
+  if (svc.headless) return 'has no cluster IP now (headless)';
+  if (!svc.clusterIPs.some((ip) => familyOf(ip) === family))
+    return `has no ${family} cluster IP now (${svc.clusterIPs.join(', ') || 'none'})`;
+  return 'has no ports now';
 }
 
 /** What drift says of a removed Service's rules on `node`: what they still route, and why. */
 export function removedServiceSaid(
-  tree: ServiceTree,
-  entries: EntryPoint[],
+  { tree, entries, current }: RemovedService,
   node: string,
 ): Pick<DriftSaid, 'service' | 'title' | 'message' | 'advice'> {
   const to = tree.endpoints.flatMap((e) => (e.address ? [e.address] : []));
   const ips = [...new Set(entries.map((e) => e.address!))];
   const service = tree.name && serviceOf(tree.name);
+  const family = familyOf(ips[0]!) ?? 'IPv4';
+  const now = current
+    ? `Service ${service} ${noRulesWhy(current, family)}`
+    : `the API has ${service ? `no Service ${service} and ` : ''}no Service with cluster IP ${ips.join(', ')}`;
   return {
     ...(tree.name ? { service: tree.name } : {}),
-    title: `${entriesAt(entries)}: rules of a Service the API does not have${tree.name ? ` (${tree.name})` : ''}`,
-    message: `node ${node} still routes ${entriesAt(entries)}${to.length > 0 ? ` to ${to.length <= 3 ? to.join(', ') : `${to.length} endpoints`}` : ''}, but the API has ${service ? `no Service ${service} and ` : ''}no Service with cluster IP ${ips.join(', ')}: kube-proxy deletes a removed Service's chains and entry rules on its next sync, so kube-proxy on ${node} has not synced since the Service was deleted (or another proxy wrote these rules). Clients of the old address still reach its Pods through this node.`,
+    title: `${entriesAt(entries)}: ${current ? `rules ${service} no longer gets` : 'rules of a Service the API does not have'}${tree.name && !current ? ` (${tree.name})` : ''}`,
+    message: `node ${node} still routes ${entriesAt(entries)}${to.length > 0 ? ` to ${to.length <= 3 ? to.join(', ') : `${to.length} endpoints`}` : ''}, but ${now}: kube-proxy deletes the chains and entry rules of a Service port it no longer serves on its next sync, so kube-proxy on ${node} has not synced since${current ? ` ${service} changed` : ' the Service was deleted'} (or another proxy wrote these rules). Clients of the old address still reach its Pods through this node.`,
     advice: `Look for sync errors in kube-proxy's log on ${node}; deleting its Pod makes the DaemonSet start a new one, which removes them.`,
   };
 }

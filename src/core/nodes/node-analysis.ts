@@ -2,6 +2,7 @@
 // write, the lines it holds, its network and a packet's walk, on top of its reads
 // (node-reads.ts) and what is expected there (node-expected.ts).
 import { familyNotRecorded } from '../facts/facts.js';
+import { serviceListScope } from '../facts/service-list-scope.js';
 import { ciliumLineSet } from '../dataplane/cilium/drift.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
 import type { Dataplane } from '../dataplane/dataplane.js';
@@ -47,10 +48,16 @@ export class NodeAnalysis extends NodeExpected {
         cilium.read,
         this.analysis.view,
         (n) => this.analysis.state(n).cilium,
+        serviceListScope(this.analysis.facts),
       ));
     const rules = this.rules();
     return (this.dataplaneMemo = nft?.table
-      ? nftablesDataplane(nft.table, nft.source, this.analysis.view)
+      ? nftablesDataplane(
+          nft.table,
+          nft.source,
+          this.analysis.view,
+          serviceListScope(this.analysis.facts),
+        )
       : ipvs?.read
         ? ipvsDataplane(
             ipvs.read,
@@ -58,9 +65,15 @@ export class NodeAnalysis extends NodeExpected {
             () => this.ipvsKnown(ipvs.read!),
             () => this.analysis.state(this.name).config.value,
             () => this.rules(),
+            serviceListScope(this.analysis.facts),
           )
         : rules?.ruleset
-          ? iptablesDataplane(rules.ruleset, rules.source, this.analysis.view)
+          ? iptablesDataplane(
+              rules.ruleset,
+              rules.source,
+              this.analysis.view,
+              serviceListScope(this.analysis.facts),
+            )
           : undefined);
   }
 

@@ -49,6 +49,7 @@ const vectorDrift = (
     table: parseCilium(edited(v, ...edits), 'maps.txt'),
     services: view.services.map((s) => `${s.namespace}/${s.name}`),
     scoped: false,
+    listed: { kind: 'none' },
     mapExpectations: {
       services: view.services,
       nodePortAddresses: [],

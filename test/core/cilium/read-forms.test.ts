@@ -8,6 +8,7 @@ import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
 import { buildCiliumTrees } from '../../../src/core/dataplane/cilium/trees.js';
 import { rulesText } from '../../../src/output/rules.js';
+import type { ServiceListScope } from '../../../src/core/facts/service-list-scope.js';
 
 const keys = (text: string) =>
   parseCilium(text, 'p.txt').frontends.map(
@@ -177,6 +178,7 @@ describe("1.19's drop entry in the agent's table against the objects", () => {
       table,
       services: ['default/kubernetes'],
       scoped: false,
+      listed: { kind: 'all' },
     });
     assert.deepEqual(
       drift.findings.filter((f) => f.id === 'cilium-frontend-stale').map((f) => f.drift.actual),
@@ -191,14 +193,16 @@ describe('a frontend of a Service the objects do not hold: stale only where the 
       '1    10.96.0.10:53/UDP   ClusterIP      1 => 10.244.1.5:53/UDP (active)\n',
     'service-list.txt',
   );
-  const stale = (services: string[]) =>
-    ciliumDrift({ node: 'n1', expected: [], table, services, scoped: false })
+  const stale = (services: string[], listed: ServiceListScope) =>
+    ciliumDrift({ node: 'n1', expected: [], table, services, listed, scoped: false })
       .findings.filter((f) => f.id === 'cilium-frontend-stale')
       .map((f) => f.title);
-  it('a one-Service capture (no default/kubernetes): not called stale', () =>
-    assert.deepEqual(stale(['shop/web']), []));
-  it('the whole list read: stale', () =>
-    assert.deepEqual(stale(['default/kubernetes', 'shop/web']), [
+  it("a one-Service or one namespace's capture (a frontend naming no Service): not called stale", () => {
+    assert.deepEqual(stale(['shop/web'], { kind: 'none' }), []);
+    assert.deepEqual(stale(['shop/web'], { kind: 'namespace', namespace: 'shop' }), []);
+  });
+  it("every namespace's list read: stale", () =>
+    assert.deepEqual(stale(['default/kubernetes', 'shop/web'], { kind: 'all' }), [
       'frontend 10.96.0.10:53/UDP ClusterIP not in the objects',
     ]));
 });

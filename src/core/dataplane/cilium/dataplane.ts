@@ -4,6 +4,7 @@ import type { CiliumDataplane } from '../dataplane.js';
 import { listedEntryLines } from '../listed-entries.js';
 import type { CiliumCompared } from '../drift.js';
 import type { ClusterView } from '../../kube/objects.js';
+import type { ServiceListScope } from '../../facts/service-list-scope.js';
 import type { ServicePortName } from '../../model.js';
 import type { CiliumAgent } from './agent/agent.js';
 import { healthServerUnknown, knownMapFlags } from './agent/comparable.js';
@@ -55,6 +56,7 @@ export function ciliumDataplane(
   read: CiliumRead,
   view: ClusterView,
   agentOf?: (node: string) => CiliumAgent | undefined,
+  listed: ServiceListScope = { kind: 'none' },
 ): CiliumDataplane {
   const { table, agent } = read;
   // its table read, an agent said refused ran on an earlier configuration: read as usual
@@ -103,6 +105,7 @@ export function ciliumDataplane(
           sources: { agent, of: agent.sources },
         },
         services: view.services.map((s) => `${s.namespace}/${s.name}`),
+        listed,
         scoped: scope !== undefined,
         agent: {
           namespace: agent.pod.namespace,

@@ -11,6 +11,7 @@ import {
   type DriftFinding,
   type NodeDrift,
 } from '../drift.js';
+import type { ServiceListScope } from '../../facts/service-list-scope.js';
 import type { ExpectedFrontend } from './expected/expected.js';
 import { healthServerOf } from './expected/health-server.js';
 import { frontendKey, type CiliumFrontend, type CiliumTable } from './read/listing.js';
@@ -46,9 +47,10 @@ export interface CiliumDriftInput {
   maps?: CiliumTable;
   /** What the expected BPF map entries are made from (maps/expected.ts), where the agent is known. */
   mapExpectations?: MapExpectations;
-  /** The Services read ("ns/name"): a frontend is stale only where they are the whole list
-   * (removed-services.ts). */
+  /** The Services read ("ns/name"), and which namespaces' lists were read whole: a frontend of
+   * another Service is stale only in such a namespace. */
   services: string[];
+  listed: ServiceListScope;
   /** Only the Services expected (one Service's answer): no leftover frontends looked for. */
   scoped: boolean;
   /** The agent's Pod and container, for the next command (its log). */

@@ -6,6 +6,7 @@ import { iptablesClusterIpLines, iptablesEntryLines } from './ping.js';
 import { nodeDrift } from './drift/drift.js';
 import type { Ruleset } from './read/parse.js';
 import type { ClusterView } from '../../kube/objects.js';
+import type { ServiceListScope } from '../../facts/service-list-scope.js';
 import { tracePacket } from './trace/trace.js';
 import { readStop } from './trace/trace-cut.js';
 import { buildServiceTrees } from './trees.js';
@@ -14,6 +15,7 @@ export function iptablesDataplane(
   ruleset: Ruleset,
   source: string,
   view: ClusterView,
+  listed: ServiceListScope = { kind: 'none' },
 ): IptablesDataplane {
   return {
     mode: 'iptables',
@@ -29,6 +31,7 @@ export function iptablesDataplane(
         expected: expected(),
         actual: ruleset,
         view,
+        servicesRead: { scope: listed, services: view.services },
         trees,
         servicePortsOnly: scope !== undefined,
       }),

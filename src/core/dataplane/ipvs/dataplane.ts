@@ -7,6 +7,7 @@ import { ipvsExternalServers } from './local-policy.js';
 import { IPVS_HAIRPIN, ipvsHairpin, type IpvsHairpinState } from './hairpin.js';
 import { ipvsClusterIpLines } from './ping.js';
 import { ipvsDrift } from './drift/drift.js';
+import type { ServiceListScope } from '../../facts/service-list-scope.js';
 import { expectedIpvs, type IpvsExpectOptions } from './expected/expected.js';
 import type { Ipset } from './read/ipset.js';
 import type { IpsetTested } from './read/by-address.js';
@@ -58,6 +59,7 @@ export function ipvsDataplane(
   /** The node's iptables rules of this family: kube-proxy's in IPVS mode (KUBE-POSTROUTING
    * masquerades the loop-back set). */
   iptables: () => IpvsHairpinState['nat'],
+  listed: ServiceListScope = { kind: 'none' },
 ): IpvsDataplane {
   return {
     mode: 'ipvs',
@@ -88,6 +90,7 @@ export function ipvsDataplane(
           ),
         ),
         scoped: scope !== undefined,
+        listed,
       });
     },
     trace: (packet, net) => {

@@ -6,6 +6,7 @@ import { NFTABLES_HAIRPIN, nftablesHairpin } from './hairpin.js';
 import { nftablesClusterIpLines } from './ping.js';
 import { watchedServiceCIDRs } from '../kube-proxy/releases.js';
 import { serviceCIDRs, type ClusterView } from '../../kube/objects.js';
+import type { ServiceListScope } from '../../facts/service-list-scope.js';
 import { nftablesDrift, unreadFor } from './drift.js';
 import { unreadAt, type NftTable } from './read/listing.js';
 import { traceNftPacket } from './trace.js';
@@ -17,6 +18,7 @@ export function nftablesDataplane(
   table: NftTable,
   source: string,
   view: ClusterView,
+  listed: ServiceListScope = { kind: 'none' },
 ): NftablesDataplane {
   let trees: ServiceTrees | undefined;
   return {
@@ -37,6 +39,7 @@ export function nftablesDataplane(
         table,
         trees: own,
         scoped: scope !== undefined,
+        servicesRead: { scope: listed, services: view.services },
       }),
     trace: (packet, net) => traceNftPacket(table, net, packet),
     readStop: (walked, file) => nftReadStop(table, file, walked),

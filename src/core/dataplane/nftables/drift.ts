@@ -28,6 +28,7 @@ import { keyText, type PortCheck } from './drift/context.js';
 import { servicePort } from './drift/service-port.js';
 import { elementTargets, fixedChains } from './drift/fixed-chains.js';
 import { removedServiceElements } from './drift/removed.js';
+import type { ServicesRead } from '../removed-services.js';
 
 export interface NftDriftInput {
   node: string;
@@ -39,6 +40,8 @@ export interface NftDriftInput {
   trees: ServiceTrees;
   /** Only the Service ports of `expected` (one Service's answer): no orphan chains. */
   scoped: boolean;
+  /** The Services read and the lists read whole; absent: no elements are said a removed Service's. */
+  servicesRead?: ServicesRead;
 }
 
 export function nftablesDrift(input: NftDriftInput): NodeDrift {
@@ -89,8 +92,11 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
         message: `kube-proxy's table on ${node} has ${o.chain} with ${o.rules} rule${o.rules === 1 ? '' : 's'}, which no map element or rule leads to and no current Service port needs: kube-proxy flushes a stale chain at once, so one with rules was not written by this kube-proxy's last sync.`,
         actual: [`${source}: chain ${o.chain}`],
       });
-  if (!input.scoped)
-    removedServiceElements({ node, source, ports: exp.servicePorts, add }, input.trees.services);
+  if (!input.scoped && input.servicesRead)
+    removedServiceElements(
+      { node, source, ports: exp.servicePorts, read: input.servicesRead, add },
+      input.trees.services,
+    );
   return {
     node,
     source,

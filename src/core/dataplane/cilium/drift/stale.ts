@@ -6,7 +6,7 @@ import { healthServerOf } from '../expected/health-server.js';
 import { frontendKey, isDropEntry, isWildcard, type CiliumFrontend } from '../read/listing.js';
 import type { CiliumDriftInput } from '../drift.js';
 import { frontendLine, infoNote, nameOf } from './words.js';
-import { servicesRead } from '../../removed-services.js';
+import { listedWhole } from '../../../facts/service-list-scope.js';
 
 /** Frontends the objects do not account for (a whole-node comparison only). */
 export function stale(
@@ -17,14 +17,15 @@ export function stale(
   /** What of the listing is not compared (1.17's portless wildcard entries). */
   notRead: DriftFinding[],
 ) {
-  const read = servicesRead(input.services);
   const services = new Set(input.services);
-  // one of a Service read is accounted for by it; of another, only where the Service list (and its
-  // namespace) was read is that Service known to be gone
+  // one of a Service read is accounted for by it; of another, only where its namespace's list was
+  // read whole is that Service known to be gone (a frontend naming none: every namespace's)
   const known = (f: CiliumFrontend) => {
     const owner = healthServerOf(f.service) ?? f.service;
     if (owner !== undefined && services.has(owner)) return true;
-    return read !== undefined && (owner === undefined || read.said(owner));
+    return owner === undefined
+      ? input.listed.kind === 'all'
+      : listedWhole(input.listed, owner.split('/')[0]!);
   };
   const wanted = new Set(input.expected.map((f) => `${f.port}`));
   // 1.17 prints a NodePort's wildcard entry as <zero>, without its port: whose it is, is not said

@@ -10,6 +10,7 @@ import { internalPath } from './service-port/service.js';
 import { danglingJumps } from './jumps.js';
 import { nodeLevelChecks, orphanChains } from './node.js';
 import { removedServiceRules } from './removed.js';
+import type { ServicesRead } from '../../removed-services.js';
 import { textDifferences, writtenByOf } from './text.js';
 import { alikeLines } from './alike.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';
@@ -43,6 +44,8 @@ export interface DriftInput {
   /** Only what one Service's answer uses: its ports and the node-wide checks, not the chains
    * no Service reaches nor how every rule is spelled (`kdebug svc` drops those). */
   servicePortsOnly?: boolean;
+  /** The Services read and the lists read whole; absent: no rules are said a removed Service's. */
+  servicesRead?: ServicesRead;
 }
 
 export function nodeDrift(input: DriftInput): NodeDrift {
@@ -114,7 +117,8 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   nodeLevelChecks(ctx);
   danglingJumps(ctx);
   if (!input.servicePortsOnly) orphanChains(ctx, trees.orphans);
-  if (!input.servicePortsOnly) removedServiceRules(ctx, trees.services);
+  if (!input.servicePortsOnly && input.servicesRead)
+    removedServiceRules(ctx, trees.services, input.servicesRead);
   // a Service's own drift compares no spelling, yet says who wrote the rules
   const text = input.servicePortsOnly ? writtenByOf(ctx) : textDifferences(ctx, flagged);
   const notRead: DriftFinding[] = [];

@@ -26,7 +26,7 @@ import { ipvsIptablesDrift } from './iptables-rules.js';
 import { notReadByAddress } from '../traits.js';
 import type { Ruleset } from '../../iptables/read/parse.js';
 import { FORWARD_FLAG } from '../forwarding.js';
-import { serviceOf, servicesRead } from '../../removed-services.js';
+import type { ServiceListScope } from '../../../facts/service-list-scope.js';
 
 export interface IpvsDriftInput {
   node: string;
@@ -48,6 +48,9 @@ export interface IpvsDriftInput {
   localEndpoints: Set<string>;
   /** Only the Service ports expected (one Service's answer): no leftover virtual servers. */
   scoped: boolean;
+  /** Which namespaces' Service lists were read whole: a virtual server names no Service, so one
+   * is left over only where every namespace's were. */
+  listed: ServiceListScope;
   /** Read by address: only what was read is compared (the rest is not observed). */
   byAddress?: IpvsRead['byAddress'];
 }
@@ -209,8 +212,8 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         { node, source },
       ),
     );
-  // a virtual server has no Service name: left over only where the Service list was read
-  if (!input.scoped && servicesRead(exp.virtualServers.map((v) => serviceOf(v.name)))) {
+  // a virtual server has no Service name: left over only where every Service list was read
+  if (!input.scoped && input.listed.kind === 'all') {
     // where the node's addresses were not read, a node port on another of them is no leftover
     const nodePorts = new Set(
       exp.nodeIPsKnown

@@ -2,20 +2,26 @@
 // table (removed-services.ts decides which): kube-proxy removes both on its next sync.
 import type { AddFinding } from '../../drift.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import { removedServices, removedServiceSaid } from '../../removed-services.js';
+import { removedServices, removedServiceSaid, type ServicesRead } from '../../removed-services.js';
 import type { ServiceTree } from '../../trees.js';
 import { elementLine } from './service-port.js';
 
 export function removedServiceElements(
-  o: { node: string; source: string; ports: ExpectedServicePort[]; add: AddFinding },
+  o: {
+    node: string;
+    source: string;
+    ports: ExpectedServicePort[];
+    read: ServicesRead;
+    add: AddFinding;
+  },
   trees: ServiceTree[],
 ): void {
-  for (const { tree, entries } of removedServices(trees, o.ports))
+  for (const removed of removedServices(trees, o.ports, o.read))
     o.add('orphan-chain', {
-      ...removedServiceSaid(tree, entries, o.node),
+      ...removedServiceSaid(removed, o.node),
       actual: [
-        ...entries.map((e) => elementLine(o.source, e)),
-        ...(tree.chains.svc ? [`${o.source}: chain ${tree.chains.svc}`] : []),
+        ...removed.entries.map((e) => elementLine(o.source, e)),
+        ...(removed.tree.chains.svc ? [`${o.source}: chain ${removed.tree.chains.svc}`] : []),
       ],
     });
 }
