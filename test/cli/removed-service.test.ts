@@ -110,6 +110,38 @@ describe('a Service removed from the API whose rules a node still holds', () => 
     }
   });
 
+  it("svc IP:PORT of a Service one Service's capture lacks: not said removed", () => {
+    const dir = demoWithout((n) => n === 'kubernetes', CAPTURED.service('nginx-svc'));
+    try {
+      const r = kdebug(['svc', '10.1.0.1:443', '--snapshot', dir]);
+      assert.match(
+        r.stderr,
+        /route it \(observed on the node: .*default\/kubernetes:https.*\): the snapshot holds no Service default\/kubernetes, and default's Services were not listed whole/,
+      );
+      assert.doesNotMatch(r.stderr, /no longer has/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("svc IP:PORT of a Service's external IP: says whose it is", () => {
+    const dir = demoWithout(() => false);
+    try {
+      const file = join(dir, 'objects.json');
+      const list = JSON.parse(readFileSync(file, 'utf8')) as { items: KubeObject[] };
+      const svc = list.items.find((o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc')!;
+      (svc['spec'] as { externalIPs?: string[] }).externalIPs = ['192.0.2.10'];
+      writeFileSync(file, JSON.stringify(list));
+      const r = kdebug(['svc', '192.0.2.10:8080', '--snapshot', dir]);
+      assert.match(
+        r.stderr,
+        /has cluster IP 192\.0\.2\.10; it is an external IP \(spec\.externalIPs\) of default\/nginx-svc/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a capture of one namespace (--all -n default): kube-system, read only for kube-dns, says nothing', () => {
     const dir = demoWithout(() => false);
     try {

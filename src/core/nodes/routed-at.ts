@@ -2,6 +2,7 @@
 // beside "no Service has cluster IP", each read on the node (a removed Service's rules that
 // kube-proxy there has not deleted).
 import { recordedNodes } from '../facts/facts.js';
+import { listedWhole, serviceListScope } from '../facts/service-list-scope.js';
 import { canonicalAddress, familyOf } from '../ipv6.js';
 import type { Analysis } from './analysis.js';
 
@@ -13,7 +14,8 @@ export interface RoutedAt {
   service?: string;
 }
 
-/** The entries of the nodes' Service trees at `ip` (and `port`, when given), one a node. */
+/** The cluster IP entries of the nodes' Service trees at `ip` (and `port`, when given), one a
+ * node. */
 export function routedAt(analysis: Analysis, at: { ip: string; port?: string }): RoutedAt[] {
   const family = familyOf(at.ip) ?? 'IPv4';
   return recordedNodes(analysis.facts).flatMap((node) => {
@@ -24,6 +26,7 @@ export function routedAt(analysis: Analysis, at: { ip: string; port?: string }):
     for (const t of trees.services)
       for (const e of t.entries)
         if (
+          e.kind === 'cluster-ip' &&
           e.address !== undefined &&
           canonicalAddress(e.address) === at.ip &&
           (at.port === undefined || String(e.port) === at.port)
@@ -40,17 +43,60 @@ export function routedAt(analysis: Analysis, at: { ip: string; port?: string }):
   });
 }
 
+/** "ns/name" of a ServicePortName ("ns/name:port"). */
+const serviceOf = (name: string) => name.replace(/:[^/:]*$/, '');
+
+/** Whose rules these are, as far as the Services read tell (stale: kube-proxy should have removed
+ * them): a Service the API no longer has only where its namespace's Services were listed whole. */
+function whose(analysis: Analysis, service: string | undefined): { text: string; stale: boolean } {
+  const current =
+    service && analysis.view.services.find((s) => `${s.namespace}/${s.name}` === service);
+  if (current)
+    return {
+      text: `rules of a cluster IP ${service} no longer has (now ${current.clusterIPs.join(', ') || 'none'}), which kube-proxy there has not removed`,
+      stale: true,
+    };
+  const namespace = service?.split('/')[0];
+  if (namespace !== undefined && !listedWhole(serviceListScope(analysis.facts), namespace))
+    return {
+      text: `the snapshot holds no Service ${service}, and ${namespace}'s Services were not listed whole, so whether the API still has it is not known here`,
+      stale: false,
+    };
+  return {
+    text: 'rules of a Service the API no longer has, which kube-proxy there has not removed',
+    stale: true,
+  };
+}
+
+/** "; it is an external IP of default/web" where a Service read has the address as one. */
+function externalOf(analysis: Analysis, ip: string): string {
+  const has = (ips: string[]) => ips.some((x) => canonicalAddress(x) === ip);
+  const s = analysis.view.services.find((x) => has(x.externalIPs) || has(x.loadBalancerIPs));
+  if (!s) return '';
+  const kind = has(s.externalIPs) ? 'an external IP (spec.externalIPs)' : 'a load-balancer IP';
+  return `; it is ${kind} of ${s.namespace}/${s.name}: kdebug svc ${s.namespace}/${s.name} follows it`;
+}
+
 /** "; yet vm-a still routes it (observed on the node: nodes/vm-a/iptables-save.txt:82, the rules
- * of default/web:http): ..." where no Service has the address and a node routes it; else ''. */
+ * of default/web:http): ..." where no Service has the address as its cluster IP and a node routes
+ * it there; "; it is an external IP of ..." where a Service has it as another address; else ''. */
 export function stillRoutedText(analysis: Analysis, at: { ip: string; port?: string }): string {
   const owned = analysis.view.services.some((s) =>
     s.clusterIPs.some((ip) => canonicalAddress(ip) === at.ip),
   );
-  const found = owned ? [] : routedAt(analysis, at);
+  if (owned) return '';
+  const external = externalOf(analysis, at.ip);
+  if (external) return external;
+  const found = routedAt(analysis, at);
   if (found.length === 0) return '';
   const nodes = found.map((f) => f.node);
   const where = found
     .map((f) => `${f.source}:${f.line}${f.service ? `, the rules of ${f.service}` : ''}`)
     .join('; ');
-  return `; yet ${nodes.join(', ')} still ${nodes.length === 1 ? 'routes' : 'route'} it (observed on the node: ${where}): rules of a Service the API no longer has, which kube-proxy there has not removed (kdebug drift --node ${nodes[0]} says what else it kept)`;
+  const named = found.find((f) => f.service)?.service;
+  const { text, stale } = whose(analysis, named && serviceOf(named));
+  const route = nodes.length === 1 ? 'routes' : 'route';
+  return stale
+    ? `; yet ${nodes.join(', ')} still ${route} it (observed on the node: ${where}): ${text} (kdebug drift --node ${nodes[0]} says what else it kept)`
+    : `; ${nodes.join(', ')} ${route} it (observed on the node: ${where}): ${text}`;
 }
