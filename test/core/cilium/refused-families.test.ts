@@ -38,12 +38,12 @@ const dualStack = (o: KubeObject) => {
   spec['ipFamilies'] = ['IPv4', 'IPv6'];
   spec['ipFamilyPolicy'] = 'PreferDualStack';
 };
-const driftOf = (all: KubeObject[], listed: string[]) =>
-  new Analysis(
-    facts(all, { 'node-b': { 'cilium-frontends': `${[HEADER, ...listed].join('\n')}\n` } }),
-  )
-    .node('node-b')
-    .drift();
+// `whole`: every namespace's Services listed (a capture of all, as snapshot save --all -A writes)
+const driftOf = (all: KubeObject[], listed: string[], whole = false) => {
+  const f = facts(all, { 'node-b': { 'cilium-frontends': `${[HEADER, ...listed].join('\n')}\n` } });
+  if (whole) f.meta.capturedAt = '2026-12-07T00:00:00Z';
+  return new Analysis(f).node('node-b').drift();
+};
 const ids = (d: ReturnType<typeof driftOf>) => d.findings.map((f) => `${f.id} ${f.title}`);
 
 describe('refused cilium-config: the families as the listing shows them', () => {
@@ -85,12 +85,13 @@ describe('refused cilium-config: which Services the agent handles, as the listin
   });
 
   it("it lists no Service's ClusterIP: none compared, said; the one it lists is stale", () => {
-    // the whole Service list read (default/kubernetes among it): default/gone is known gone
+    // every namespace's Service list read: default/gone is known gone
     const d = driftOf(
       [...objects({}, () => {}), aService('default/kubernetes', { clusterIP: '10.96.0.1' })],
       [
         '10.96.0.99:80/TCP  ClusterIP  default/gone           http      10.244.1.9:8080/TCP                       Done',
       ],
+      true,
     );
     // before: cilium-frontend-missing for web and kube-dns, as if the unset name were in force
     assert.deepEqual(ids(d), [

@@ -231,7 +231,7 @@ describe('both a bpf-lb-* key and its deprecated one set: the agent does not sta
       table,
       services: ['default/kubernetes'],
       scoped: false,
-      listed: { kind: 'none' },
+      listed: { kind: 'all' },
       refused: { why, evidence: [] },
     });
     assert.deepEqual(
