@@ -28,7 +28,7 @@ import { keyText, type PortCheck } from './drift/context.js';
 import { servicePort } from './drift/service-port.js';
 import { elementTargets, fixedChains } from './drift/fixed-chains.js';
 import { removedServiceElements } from './drift/removed.js';
-import type { ServicesRead } from '../removed-services.js';
+import type { ServicesRead } from '../kube-proxy/removed-services.js';
 
 export interface NftDriftInput {
   node: string;

@@ -10,7 +10,7 @@ import { internalPath } from './service-port/service.js';
 import { danglingJumps } from './jumps.js';
 import { nodeLevelChecks, orphanChains } from './node.js';
 import { removedServiceRules } from './removed.js';
-import type { ServicesRead } from '../../removed-services.js';
+import type { ServicesRead } from '../../kube-proxy/removed-services.js';
 import { textDifferences, writtenByOf } from './text.js';
 import { alikeLines } from './alike.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';

@@ -1,6 +1,10 @@
 // The rules of a Service the API does not have, still routed on the node (removed-services.ts
 // decides which): its entry rules in KUBE-SERVICES and its Service chain, as the node holds them.
-import { removedServices, removedServiceSaid, type ServicesRead } from '../../removed-services.js';
+import {
+  removedServices,
+  removedServiceSaid,
+  type ServicesRead,
+} from '../../kube-proxy/removed-services.js';
 import type { ServiceTree } from '../../trees.js';
 import { chainLines, restartKubeProxy, type DriftContext } from './context.js';
 

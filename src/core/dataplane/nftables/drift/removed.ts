@@ -2,7 +2,11 @@
 // table (removed-services.ts decides which): kube-proxy removes both on its next sync.
 import type { AddFinding } from '../../drift.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import { removedServices, removedServiceSaid, type ServicesRead } from '../../removed-services.js';
+import {
+  removedServices,
+  removedServiceSaid,
+  type ServicesRead,
+} from '../../kube-proxy/removed-services.js';
 import type { ServiceTree } from '../../trees.js';
 import { elementLine } from './service-port.js';
 

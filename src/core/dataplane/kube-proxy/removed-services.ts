@@ -2,13 +2,13 @@
 // chains and entry rules (its map elements in nftables mode) on its next sync, so a node still
 // routing its address to Pods has not synced since the Service was deleted, or another proxy wrote
 // them. IPVS mode says its leftover virtual servers itself (ipvs/drift), under the same id.
-import { listedWhole, type ServiceListScope } from '../facts/service-list-scope.js';
-import { canonicalAddress, familyOf } from '../ipv6.js';
-import type { Service } from '../kube/objects.js';
-import type { ExpectedServicePort } from './kube-proxy/service-port.js';
-import type { DriftSaid } from './drift.js';
-import { entriesAt } from './stale-entries.js';
-import type { EntryPoint, ServiceTree } from './trees.js';
+import { listedWhole, type ServiceListScope } from '../../facts/service-list-scope.js';
+import { canonicalAddress, familyOf } from '../../ipv6.js';
+import type { Service } from '../../kube/objects.js';
+import type { ExpectedServicePort } from './service-port.js';
+import type { DriftSaid } from '../drift.js';
+import { entriesAt } from '../stale-entries.js';
+import type { EntryPoint, ServiceTree } from '../trees.js';
 
 /** "ns/name" of a ServicePortName ("ns/name:port", "ns/name"). */
 const serviceOf = (name: string) => name.replace(/:[^/:]*$/, '');
