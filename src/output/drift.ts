@@ -154,8 +154,10 @@ export function driftText(
     );
   const all = nodes.flatMap((n) => n.findings);
   const unread = new Set(notCompared.map((n) => n.node)).size;
+  // a node read in part was compared on what was read: its "no drift" is that much only
+  const partly = nodes.filter((n) => (n.notRead?.length ?? 0) > 0).length;
   out.push(
-    `${nodesCompared(nodes)}: ${countsLine(all)}${unread > 0 ? `; ${plural(unread, 'node')} not compared` : ''}`,
+    `${nodesCompared(nodes)}: ${countsLine(all)}${partly > 0 ? ` (${partly === nodes.length ? '' : `${partly} of them `}read in part: see the notes)` : ''}${unread > 0 ? `; ${plural(unread, 'node')} not compared` : ''}`,
   );
   return rendered(out, width).join('\n') + '\n'; // wrap sanitises what came from the node
 }

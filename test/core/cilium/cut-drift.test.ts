@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
+import { driftAnswer } from '../../../src/core/dataplane/drift.js';
+import { driftText } from '../../../src/output/drift.js';
 import { ciliumCluster, facts } from '../checks/builders.js';
 
 const HEADER =
@@ -29,4 +31,9 @@ describe('Cilium drift of a db/show frontends table cut mid-row', () => {
       /frontends not in it, not compared: 10\.96\.0\.50:80\/TCP/,
     );
   });
+  it('the closing line says the node was read in part, not a bare "no drift"', () =>
+    assert.match(
+      driftText(driftAnswer('test', [d]), {}, 200),
+      /^1 node: no drift \(read in part: see the notes\)$/m,
+    ));
 });
