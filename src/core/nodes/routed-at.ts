@@ -4,6 +4,7 @@
 import { recordedNodes } from '../facts/facts.js';
 import { listedWhole, serviceListScope } from '../facts/service-list-scope.js';
 import { canonicalAddress, familyOf } from '../ipv6.js';
+import { serviceOf } from '../dataplane/kube-proxy/removed-services.js';
 import type { Analysis } from './analysis.js';
 
 /** One node's entry at the address: its rules' file and line, and whose they are by name. */
@@ -42,9 +43,6 @@ export function routedAt(analysis: Analysis, at: { ip: string; port?: string }):
     return [];
   });
 }
-
-/** "ns/name" of a ServicePortName ("ns/name:port"). */
-const serviceOf = (name: string) => name.replace(/:[^/:]*$/, '');
 
 /** Whose rules these are, as far as the Services read tell (stale: kube-proxy should have removed
  * them): a Service the API no longer has only where its namespace's Services were listed whole. */

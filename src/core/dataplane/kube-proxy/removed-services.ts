@@ -11,7 +11,7 @@ import { entriesAt } from '../stale-entries.js';
 import type { EntryPoint, ServiceTree } from '../trees.js';
 
 /** "ns/name" of a ServicePortName ("ns/name:port", "ns/name"). */
-const serviceOf = (name: string) => name.replace(/:[^/:]*$/, '');
+export const serviceOf = (name: string) => name.replace(/:[^/:]*$/, '');
 
 /** The Services read, and which namespaces' lists were read whole (service-list-scope.ts). */
 export interface ServicesRead {
