@@ -8,35 +8,48 @@ import { lbSettingRead } from './lb-config.js';
 import { parseNodePortRange } from './node-port-range.js';
 import { SETTING_NOT_KNOWN } from './refused.js';
 import { releaseBehaviour } from './release-behaviour.js';
-import type { StatusFields, StatusSetting } from './status.js';
+import type { StatusFields } from './status.js';
 
-/** The settings whose source an output names where it states them. */
-export const SOURCED_SETTINGS = [
-  // those its status may print (all but service-no-backend-response)
-  'kubeProxyReplacement',
-  'socketLB',
-  'hostnsOnly',
-  'algorithm',
-  'forwarding',
-  'sessionAffinity',
-  'noBackend',
-  'nodePortRange',
-  // those only cilium-config or the release says
-  'externalClusterIP',
-  'sourceRangeCheck',
-  'sourceRangeTypes',
-  'lbServiceIPAM',
-  'wildcardEntries',
-  'forwardingAnnotation',
-  'algorithmAnnotation',
-  'serviceTopology',
-  'healthCheckNodePort',
-  'healthCheckLoadBalancerIP',
-  'serviceProxyName',
-  'ipv4',
-  'ipv6',
-] as const;
-export type SourcedSetting = (typeof SOURCED_SETTINGS)[number];
+/** Every setting whose source an output names where it states them, in the order outputs state
+ * them: its name as Cilium's users know it (its cilium-config key, the status's fields aside),
+ * and whether the agent's status may print it on a line of its own (status.ts reads those). The
+ * one list of them: the others are what only cilium-config or the release says. */
+const SETTINGS = {
+  kubeProxyReplacement: { name: 'kube-proxy-replacement', status: true },
+  socketLB: { name: 'bpf-lb-sock', status: true },
+  hostnsOnly: { name: 'bpf-lb-sock-hostns-only', status: true },
+  algorithm: { name: 'bpf-lb-algorithm', status: true },
+  forwarding: { name: 'bpf-lb-mode', status: true },
+  sessionAffinity: { name: 'enable-session-affinity', status: true },
+  // no status prints it, though it is told beside the status's settings
+  noBackend: { name: 'service-no-backend-response', status: false },
+  nodePortRange: { name: 'node-port-range', status: true },
+  externalClusterIP: { name: 'bpf-lb-external-clusterip', status: false },
+  sourceRangeCheck: { name: 'enable-svc-source-range-check', status: false },
+  sourceRangeTypes: { name: 'bpf-lb-source-range-all-types', status: false },
+  // the operator's LB-IPAM option, read from the same ConfigMap
+  lbServiceIPAM: { name: 'default-lb-service-ipam', status: false },
+  wildcardEntries: { name: 'bpf-lb-enable-wildcard-entries', status: false },
+  forwardingAnnotation: { name: 'bpf-lb-mode-annotation', status: false },
+  algorithmAnnotation: { name: 'bpf-lb-algorithm-annotation', status: false },
+  serviceTopology: { name: 'enable-service-topology', status: false },
+  healthCheckNodePort: { name: 'enable-health-check-nodeport', status: false },
+  healthCheckLoadBalancerIP: { name: 'enable-health-check-loadbalancer-ip', status: false },
+  serviceProxyName: { name: 'k8s-service-proxy-name', status: false },
+  ipv4: { name: 'enable-ipv4', status: false },
+  ipv6: { name: 'enable-ipv6', status: false },
+} as const satisfies Record<string, { name: string; status: boolean }>;
+
+export type SourcedSetting = keyof typeof SETTINGS;
+/** The settings whose source an output names where it states them, in their order. */
+export const SOURCED_SETTINGS = Object.keys(SETTINGS) as readonly SourcedSetting[];
+/** Those a status may print, each on a line of its own. */
+export type StatusSetting = {
+  [K in SourcedSetting]: (typeof SETTINGS)[K]['status'] extends true ? K : never;
+}[SourcedSetting];
+export const STATUS_SETTINGS = SOURCED_SETTINGS.filter(
+  (k): k is StatusSetting => SETTINGS[k].status,
+);
 /** Those only cilium-config or the release says (no status line prints them). */
 // noBackend is told beside the status's settings, though no status prints it
 type ConfigOnlySourced = Exclude<SourcedSetting, StatusSetting | 'noBackend'>;
@@ -54,30 +67,9 @@ export type SettingSource =
 export type SettingSources = Record<SourcedSetting, SettingSource>;
 
 /** Each setting's name as Cilium's users know it: its cilium-config key, or its status field. */
-export const SETTING_NAMES: Record<SourcedSetting, string> = {
-  kubeProxyReplacement: 'kube-proxy-replacement',
-  socketLB: 'bpf-lb-sock',
-  hostnsOnly: 'bpf-lb-sock-hostns-only',
-  algorithm: 'bpf-lb-algorithm',
-  forwarding: 'bpf-lb-mode',
-  sessionAffinity: 'enable-session-affinity',
-  noBackend: 'service-no-backend-response',
-  nodePortRange: 'node-port-range',
-  externalClusterIP: 'bpf-lb-external-clusterip',
-  sourceRangeCheck: 'enable-svc-source-range-check',
-  sourceRangeTypes: 'bpf-lb-source-range-all-types',
-  // the operator's LB-IPAM option, read from the same ConfigMap
-  lbServiceIPAM: 'default-lb-service-ipam',
-  wildcardEntries: 'bpf-lb-enable-wildcard-entries',
-  forwardingAnnotation: 'bpf-lb-mode-annotation',
-  algorithmAnnotation: 'bpf-lb-algorithm-annotation',
-  serviceTopology: 'enable-service-topology',
-  healthCheckNodePort: 'enable-health-check-nodeport',
-  healthCheckLoadBalancerIP: 'enable-health-check-loadbalancer-ip',
-  serviceProxyName: 'k8s-service-proxy-name',
-  ipv4: 'enable-ipv4',
-  ipv6: 'enable-ipv6',
-};
+export const SETTING_NAMES = Object.fromEntries(
+  SOURCED_SETTINGS.map((k) => [k, SETTINGS[k].name]),
+) as Record<SourcedSetting, string>;
 
 /** Where `s` was read, in words: 'the "Socket LB" line of agent kube-system/cilium-x's status',
  * "ConfigMap kube-system/cilium-config bpf-lb-sock", "Cilium 1.19 keeps it on", "not read

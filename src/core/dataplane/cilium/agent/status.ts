@@ -1,18 +1,6 @@
 // The settings the agent itself says it runs with, read from its `cilium-dbg status --verbose`.
 import type { CiliumSettings } from './agent.js';
-
-/** The settings a status may print, each on a line of its own: the one list of them (what
- * provenance.ts takes from cilium-config alone is the others). */
-export const STATUS_SETTINGS = [
-  'kubeProxyReplacement',
-  'socketLB',
-  'hostnsOnly',
-  'algorithm',
-  'forwarding',
-  'sessionAffinity',
-  'nodePortRange',
-] as const;
-export type StatusSetting = (typeof STATUS_SETTINGS)[number];
+import type { StatusSetting } from './provenance.js';
 
 type Said = Partial<Pick<CiliumSettings, StatusSetting>> & {
   version?: string;
