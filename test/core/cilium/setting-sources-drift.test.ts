@@ -63,3 +63,55 @@ describe("BPF map drift: the settings' sources", () => {
     assert.equal(by.get('bpf-lb-external-clusterip')?.source.from, 'cilium-config');
   });
 });
+
+// The source-range check and session affinity findings name the settings they rest on as the
+// others do: before, cilium-source-range-missing and cilium-affinity-differs said none.
+describe("BPF map drift: the source-range check's and session affinity's settings, with their sources", () => {
+  it('a ClusterIP guarded by bpf-lb-source-range-all-types: its source is named (vector 123, 1.18.10)', () => {
+    const v = '123-v118-source-ranges-all-types-1-18-10';
+    const maps = edited(v, [
+      /(ADDR=10\.0\.0\.1:80\/TCP SLOT=0 .*ClusterIP\+non-routable)\+check source-range/,
+      '$1',
+    ]);
+    const f = drift(v, maps).findings.find((x) => x.id === 'cilium-source-range-missing');
+    assert.ok(f);
+    assert.match(
+      f.explanation,
+      /guard this frontend \(bpf-lb-source-range-all-types, from ConfigMap kube-system\/cilium-config bpf-lb-source-range-all-types\)/,
+    );
+  });
+
+  it('a LoadBalancer frontend: guarded by the release whatever its settings say, said so (vector 13)', () => {
+    const v = '13-v118-lb-source-ranges-allow';
+    const maps = edited(v, [/(ADDR=10\.0\.0\.2:80\/TCP SLOT=\d+ .*)\+check source-range/g, '$1']);
+    const f = drift(v, maps).findings.find((x) => x.id === 'cilium-source-range-missing');
+    assert.ok(f);
+    assert.match(
+      f.explanation,
+      /\(Cilium 1\.18\.0 guards LoadBalancer frontends whatever its settings say\)/,
+    );
+  });
+
+  it('a session affinity timeout changed: enable-session-affinity and why it is on are said (vector 03)', () => {
+    const v = '03-v118-clusterip-session-affinity';
+    const d = drift(v, edited(v, [/AFFTimeout=42/, 'AFFTimeout=10']));
+    const f = d.findings.find((x) => x.id === 'cilium-affinity-differs');
+    assert.ok(f);
+    assert.match(
+      f.explanation,
+      /the agent's session affinity: enable-session-affinity on: kube-proxy replacement turns it on\)/,
+    );
+  });
+
+  it('a backend gone from the affinity map: the same setting and source said (vector 04)', () => {
+    const v = '04-v118-clusterip-session-affinity-3-backends';
+    const d = drift(v, edited(v, [/^AFF: ID=3 BEID=4\n/m, '']));
+    const f = d.findings.find((x) => x.id === 'cilium-affinity-differs');
+    assert.ok(f, JSON.stringify(d.findings.map((x) => x.id)));
+    assert.match(f.title, /affinity map lacks /);
+    assert.match(
+      f.explanation,
+      /\(the agent's session affinity: enable-session-affinity on: kube-proxy replacement turns it on\)\.$/,
+    );
+  });
+});

@@ -26,6 +26,7 @@ import {
   type CiliumMapKind,
   type CiliumTable,
 } from '../read/listing.js';
+import { releaseBehaviour } from '../agent/release-behaviour.js';
 import { expectedMaps, type CiliumMapOptions, type ExpectedMapEntry } from './expected.js';
 
 /** What the expected map entries are made from, and what of them the agent makes known. */
@@ -39,7 +40,7 @@ export interface MapExpectations {
   known: KnownMapFlags;
   /** Where the agent's settings were read (agent/provenance.ts): a finding says the source of
    * each setting it rests on, and one resting on a default taken is a note, not drift. */
-  sources?: { agent: Pick<CiliumAgent, 'pod' | 'configMap'>; of: SettingSources };
+  sources?: { agent: Pick<CiliumAgent, 'pod' | 'configMap' | 'release'>; of: SettingSources };
 }
 
 interface Entry {
@@ -50,22 +51,25 @@ interface Entry {
   known: KnownMapFlags;
   /** The agent's forwarding mode (bpf-lb-mode). */
   mode: string;
+  /** The agent's settings the entries were expected with (its session affinity). */
+  options: CiliumMapOptions;
   add: AddFinding;
   /** Adds a finding as a note: what it rests on was not read. */
   note: AddFinding;
   sources: MapExpectations['sources'];
 }
 
-/** Where `setting` was read, said after its value (", from ConfigMap ... bpf-lb-mode"), and
+/** Where `setting` was read, said after its value (", from ConfigMap ... bpf-lb-mode"; ": kube-proxy
+ * replacement turns it on" where its release or another setting fixes it), and
  * whether it was (a default taken is an assumption, which passes and fails nothing). */
 function settingFrom(c: Entry, setting: SourcedSetting): { from: string; read: boolean } {
   const s = c.sources;
   if (!s) return { from: '', read: true };
   const src = s.of[setting];
   const text = sourceText(s.agent, src);
-  return wasRead(src) || src.from === 'release'
-    ? { from: `, from ${text}`, read: true }
-    : { from: `, ${text}`, read: false };
+  // the release's reason is a sentence of its own ("kube-proxy replacement turns it on")
+  if (src.from === 'release') return { from: `: ${text}`, read: true };
+  return wasRead(src) ? { from: `, from ${text}`, read: true } : { from: `, ${text}`, read: false };
 }
 
 /** Said of a finding that rests on settings not read: why it is a note. */
@@ -107,6 +111,7 @@ export function mapEntryDrift(
       e: want[0]!,
       known: x.known,
       mode: x.options.forwarding,
+      options: x.options,
       add,
       note,
       sources: x.sources,
@@ -199,10 +204,11 @@ function sourceRanges(c: Entry) {
   const checks = c.m.flags.includes('check source-range');
   const want = c.e.flags.includes('check source-range');
   if (want && !checks) {
-    c.add('cilium-source-range-missing', {
+    const guarded = guardedBy(c);
+    (guarded.read ? c.add : c.note)('cilium-source-range-missing', {
       service,
-      title: `${keyOf(c)}: no source-range check`,
-      message: `The BPF map entry of ${c.m.type ?? ''} frontend ${keyOf(c)} (${service}) on ${c.node} does not check the source: ${c.e.flags.includes('deny') ? 'clients in' : 'clients outside'} its loadBalancerSourceRanges (${list(ranges) || 'none of this family'}) are let through.`,
+      title: `${keyOf(c)}: no source-range check${guarded.read ? '' : ' (assumed)'}`,
+      message: `The BPF map entry of ${c.m.type ?? ''} frontend ${keyOf(c)} (${service}) on ${c.node} does not check the source, though the Service's loadBalancerSourceRanges guard this frontend (${guarded.why}): ${c.e.flags.includes('deny') ? 'clients in' : 'clients outside'} its loadBalancerSourceRanges (${list(ranges) || 'none of this family'}) are let through.${guarded.read ? '' : ASSUMED}`,
       expected: [expectedLine(c, ` ${list(ranges)}`)],
       actual: [at(c)],
     });
@@ -258,6 +264,31 @@ function sourceRanges(c: Entry) {
   });
 }
 
+/** Why source ranges guard the entry's frontend: its type is one the release guards whatever its
+ * settings say, or bpf-lb-source-range-all-types guards every type (its source said, and `read`
+ * false where it was not read: a default taken). */
+function guardedBy(c: Entry): { why: string; read: boolean } {
+  // the types its release guards without the option (1.18.0 to 1.18.5 guard every type, their
+  // own being LoadBalancer's as before and after)
+  const guards = releaseBehaviour(c.sources?.agent.release).sourceRangeTypes;
+  const own = guards === 'all' ? ['LoadBalancer'] : guards;
+  if (own.includes(c.e.frontend.type))
+    return {
+      why: `${c.sources?.agent.release ? `Cilium ${c.sources.agent.release.text.replace(/^v/, '')}` : 'Cilium'} guards ${own.join(' and ')} frontends whatever its settings say`,
+      read: true,
+    };
+  const types = settingFrom(c, 'sourceRangeTypes');
+  return { why: `bpf-lb-source-range-all-types${types.from}`, read: types.read };
+}
+
+/** The agent's session affinity as the entries were expected with it, and where that was read
+ * (" (enable-session-affinity on, from ...)"): whether it keeps a client on its backend. */
+function affinitySaid(c: Entry): string {
+  const on = c.options.sessionAffinity;
+  const setting = settingFrom(c, 'sessionAffinity');
+  return `enable-session-affinity${on === undefined ? '' : on ? ' on' : ' off'}${setting.from}`;
+}
+
 /** Session affinity: the flag, its timeout and the backends it may keep a client on, where the
  * listing shows them. */
 function affinity(c: Entry) {
@@ -276,7 +307,7 @@ function affinity(c: Entry) {
     c.add('cilium-affinity-differs', {
       service,
       title: `${keyOf(c)}: session affinity ${sticky ? `on${timeout ? ` (${timeout} s)` : ''}` : 'off'}, expected ${seconds === undefined ? 'off' : `${seconds} s`}`,
-      message: `The BPF map entry of ${keyOf(c)} (${service}) on ${c.node} ${sticky ? `keeps each client on its backend${timeout ? ` for ${timeout} s` : ''}` : 'does not keep clients on a backend'}, but the Service's sessionAffinity says ${seconds === undefined ? 'None' : `ClientIP for ${seconds} s`}.`,
+      message: `The BPF map entry of ${keyOf(c)} (${service}) on ${c.node} ${sticky ? `keeps each client on its backend${timeout ? ` for ${timeout} s` : ''}` : 'does not keep clients on a backend'}, but the Service's sessionAffinity says ${seconds === undefined ? 'None' : `ClientIP for ${seconds} s`} (the agent's session affinity: ${affinitySaid(c)}).`,
       expected: [
         `${frontendKey(c.e.frontend)} ${seconds === undefined ? 'no sessionAffinity' : `sessionAffinity ${seconds} s`}`,
       ],
@@ -293,7 +324,7 @@ function affinity(c: Entry) {
   c.add('cilium-affinity-differs', {
     service,
     title: `${keyOf(c)}: affinity map lacks ${list(names)}`,
-    message: `The BPF affinity map of ${keyOf(c)} (${service}) on ${c.node} does not name ${list(names)}: a client that session affinity keeps on it is given another backend on its next connection, though the Service's sessionAffinity keeps it for ${seconds} s.`,
+    message: `The BPF affinity map of ${keyOf(c)} (${service}) on ${c.node} does not name ${list(names)}: a client that session affinity keeps on it is given another backend on its next connection, though the Service's sessionAffinity keeps it for ${seconds} s (the agent's session affinity: ${affinitySaid(c)}).`,
     expected: missing.map((b) => `${formatAddress(b)} in the affinity map`),
     actual: missing.map((b) => lineAt(c.bpf.source, b.line, formatAddress(b))),
   });
