@@ -3,6 +3,7 @@ import { Analysis } from '../core/nodes/analysis.js';
 import {
   DriftInputError,
   driftAnswer,
+  driftExit,
   type NodeDrift,
   type NotCompared,
 } from '../core/dataplane/drift.js';
@@ -89,8 +90,7 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   const how = invocationOf(g, o);
   if (shown === 'json') writeDoc(driftDoc(answer, how));
   else write(driftText(answer, how, textWidth().width));
-  if (answer.drifted) return EXIT.problem;
-  return notCompared.length > 0 ? EXIT.failed : EXIT.ok;
+  return EXIT[driftExit(answer)];
 }
 
 /** The known nodes (Node objects) with no rules recorded, each with why: its read's error where

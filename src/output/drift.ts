@@ -156,8 +156,12 @@ export function driftText(
   const unread = new Set(notCompared.map((n) => n.node)).size;
   // a node read in part was compared on what was read: its "no drift" is that much only
   const partly = nodes.filter((n) => (n.notRead?.length ?? 0) > 0).length;
+  // a Cilium listing cut short or eliding rows: no drift is known of what it lacks, which exits 2
+  // as a dump cut short does, so the line says no drift of what was read only
+  const cut = nodes.some((n) => (n.readInPart?.length ?? 0) > 0);
+  const verdict = countsLine(all).replace(/no drift$/, cut ? 'no drift in what was read' : '$&');
   out.push(
-    `${nodesCompared(nodes)}: ${countsLine(all)}${partly > 0 ? ` (${partly === nodes.length ? '' : `${partly} of them `}read in part: see the notes)` : ''}${unread > 0 ? `; ${plural(unread, 'node')} not compared` : ''}`,
+    `${nodesCompared(nodes)}: ${verdict}${partly > 0 ? ` (${partly === nodes.length ? '' : `${partly} of them `}read in part: see the notes)` : ''}${unread > 0 ? `; ${plural(unread, 'node')} not compared` : ''}`,
   );
   return rendered(out, width).join('\n') + '\n'; // wrap sanitises what came from the node
 }

@@ -163,6 +163,10 @@ export interface NodeDrift {
   /** What of the node's state was not read (lines of a listing, a table, the ipsets), each a
    * table-not-captured note: no drift is said of it, so "no drift" covers what was read only. */
   notRead?: DriftFinding[];
+  /** The listings compared that were read in part (cut short, rows elided: a Cilium agent's
+   * table): what they lack was not compared, so the node's drift is not known whole, as for a
+   * dump cut short (exit 2 where no drift is found). */
+  readInPart?: string[];
   /** The tables compared: nat, and filter when the dump has it. */
   tables?: string[];
   /** Some finding is an error or a warning (information alone is no drift). */
@@ -193,6 +197,15 @@ export function driftAnswer(
 ): DriftAnswer {
   return { label, nodes, drifted: nodes.some((n) => n.drifted), notCompared };
 }
+
+/** `kdebug drift`'s exit status: 1 where drift was found; else 2 where a node asked for was not
+ * compared, or was compared on a listing read in part (its drift not known whole); else 0. */
+export const driftExit = (a: DriftAnswer): 'problem' | 'failed' | 'ok' =>
+  a.drifted
+    ? 'problem'
+    : a.notCompared.length > 0 || a.nodes.some((n) => (n.readInPart?.length ?? 0) > 0)
+      ? 'failed'
+      : 'ok';
 
 /** The dump cannot be checked (no nat table, or kube-proxy is not in iptables mode). */
 export class DriftInputError extends Error {}

@@ -1,11 +1,12 @@
 // Step 7 on a Cilium node, beside its table: an agent whose release refuses cilium-config as read
-// (not started, so nothing of it to compare; or, its table read, to stop at its next start), and
-// the Service's loadBalancerSourceRanges the agent ignores (as expect and drift say it).
+// (not started, so nothing of it to compare; or, its table read, to stop at its next start), the
+// Service's loadBalancerSourceRanges the agent ignores (as expect and drift say it), and a table
+// read in part that leaves out some of the Service's frontends or backends.
 import { notStarted, refusal } from '../../dataplane/cilium/agent/refused.js';
 import { ignoredRangesOf, rangesRead } from '../../dataplane/cilium/expected/source-ranges.js';
 import { sourceRangeCheckOf } from '../../dataplane/cilium/agent/comparable.js';
 import type { Service } from '../../kube/objects.js';
-import type { Finding } from '../../model.js';
+import type { Evidence, Finding } from '../../model.js';
 import { findingOf } from '../check.js';
 import type { CheckContext } from '../context.js';
 import type { NodeAnalysis } from '../../nodes/node-analysis.js';
@@ -62,5 +63,27 @@ export function ciliumIgnoredRanges(ctx: CheckContext, n: NodeAnalysis, svc: Ser
       // a note, worth reading where the table matches, unless the spec's restriction is lost
       ...(s.open ? {} : { info: true }),
     }),
+  );
+}
+
+/** The node's Cilium table read in part (cut short, rows elided, backends not shown) where it
+ * leaves out some of the Service's frontends or backends (`blind`: the lines that say so, not
+ * observed): a skip, never a match, as a dump cut short is not compared. */
+export function ciliumReadInPart(
+  node: string,
+  svc: Service,
+  source: string,
+  blind: Evidence[],
+): Finding {
+  const name = `${svc.namespace}/${svc.name}`;
+  return finding(
+    'rules-cilium-not-observed',
+    'skip',
+    `Cilium's table read in part: ${name} not all in it`,
+    {
+      explanation: `The listing of Cilium's agent on ${node} (${source}) is not whole where it would hold ${name}: its frontends or backends that are not in what was read could be missing from the listing only, so nothing of them is said to be there or missing, and the Service is not said to match there. Save the whole listing again to compare it.`,
+      evidence: blind,
+      node,
+    },
   );
 }

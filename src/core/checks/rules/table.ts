@@ -21,7 +21,7 @@ import { modeTraits, type StateTraits } from '../../dataplane/mode-traits.js';
 import { listingArgv } from '../../nodes/commands.js';
 import type { CheckContext } from '../context.js';
 import type { OnNode } from './nodes.js';
-import { ciliumIgnoredRanges, ciliumRefused } from './cilium.js';
+import { ciliumIgnoredRanges, ciliumReadInPart, ciliumRefused } from './cilium.js';
 import { notStarted } from '../../dataplane/cilium/agent/refused.js';
 import { byAddress } from './read-for-service.js';
 
@@ -166,14 +166,24 @@ export function tableNode(
         ),
       ]
     : [];
+  // Cilium's table read in part: what it lacks of the Service is not observed, so no match is
+  // said, as a dump cut short is not compared
+  const cilium = n.mode() === 'cilium';
+  const unread =
+    blind.length === 0
+      ? []
+      : [
+          cilium
+            ? ciliumReadInPart(node, svc, read.source, blind)
+            : nftNotRead(m, read.source, node, svc, blind),
+        ];
   if (
     out.some((f) => f.status === 'fail' || f.status === 'warn') ||
     parts.length === 0 ||
-    forwarding
+    forwarding ||
+    (cilium && unread.length > 0)
   )
-    return drifted.concat(
-      on([...(blind.length > 0 ? [nftNotRead(m, read.source, node, svc, blind)] : []), ...partly]),
-    );
+    return drifted.concat(on([...unread, ...partly]));
   const keeper = m.perFamily ? `kube-proxy's ${m.word} state` : `${m.word}'s agent`;
   return drifted.concat(
     on([

@@ -9,6 +9,7 @@ import type { ServicePortName } from '../../model.js';
 import type { CiliumAgent } from './agent/agent.js';
 import { healthServerUnknown, knownMapFlags } from './agent/comparable.js';
 import { ciliumDrift, type CiliumDriftInput } from './drift.js';
+import { unreadFor } from './drift/cut.js';
 import { healthChecked, healthServerOf } from './expected/health-server.js';
 import { expectedCilium, type CiliumNode } from './expected/expected.js';
 import { frontendKey, type CiliumTable } from './read/listing.js';
@@ -135,6 +136,14 @@ export function ciliumDataplane(
     noLocalEndpointLines: () => [],
     notCompared: (drift) => CILIUM_NOT_COMPARED[drift.cilium?.read ?? 'table'],
     entryLines: (tree) => listedEntryLines(table.source, tree, 'frontend'),
-    notReadFor: () => [], // read whole, or refused, or its cut said apart
+    // what of these Service ports the table read in part leaves out: their frontends not in a
+    // table cut short, their backends not all shown
+    notReadFor: (ports) => {
+      const services = [...ports].map((p) => {
+        const [namespace, name] = p.split(':')[0]!.split('/');
+        return { namespace: namespace!, name: name! };
+      });
+      return unreadFor(table, expected(services), ports);
+    },
   };
 }

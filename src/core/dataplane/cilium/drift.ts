@@ -147,6 +147,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     }
   }
   const notRead: DriftFinding[] = [];
+  const cut = [table, ...(input.maps ? [input.maps] : [])].filter(notWhole);
   if (input.refused)
     notes.push(
       infoNote(input, 'cilium-config-refused', {
@@ -227,6 +228,8 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     findings: sortFindings(findings),
     ...(notes.length ? { notes } : {}),
     ...(notRead.length ? { notRead } : {}),
+    // a listing cut short or eliding rows: what it lacks was not compared (drift/cut.ts)
+    ...(cut.length ? { readInPart: cut.map((t) => t.source) } : {}),
     cilium: {
       read: input.maps ? 'both' : BPF_FORMS.includes(table.form) ? 'maps' : 'table',
       states: !statesUnread(table),

@@ -3,9 +3,10 @@
 // drift" is said of what was read only.
 import { lineAt, type DriftFinding } from '../../drift.js';
 import type { ExpectedFrontend } from '../expected/expected.js';
-import { frontendKey, type CiliumTable } from '../read/listing.js';
+import { frontendKey, type CiliumFrontend, type CiliumTable } from '../read/listing.js';
 import type { CiliumDriftInput } from '../drift.js';
-import { backendLine, frontendLine, infoNote } from './words.js';
+import { Frontends } from './frontends.js';
+import { backendLine, frontendLine, infoNote, nameOf } from './words.js';
 
 /** The table is not whole (cut, rows elided, another command's output after it). */
 export const notWhole = (t: CiliumTable) => (t.cut?.length ?? 0) > 0 || t.unreadFrom !== undefined;
@@ -36,4 +37,54 @@ export function cutNotes(
       }),
     );
   }
+}
+
+/** Why the listing may not show every backend of `f` (cut, elided, grepped, a column not shown,
+ * Cilium's own "+ N more"), or undefined where it shows them all. */
+export function backendsUnseen(f: CiliumFrontend): string | undefined {
+  if (f.backendsElided !== undefined) return 'rows left out after its backends: more may be there';
+  if (f.backendsUnread) return 'its backends are not in the listing';
+  if (f.grepped !== undefined)
+    return 'the listing is piped through grep: its further backends show only where they match';
+  if (f.serviceRowUnseen) return "the Service's own row (slot 0) is not in the listing";
+  if (f.backendsNotShown) return `${f.backendsNotShown} of its backends not shown ("+ N more")`;
+  return undefined;
+}
+
+/** The lines the comparison of these Service ports (`ports`, "ns/name:port") rests on that a
+ * table read in part leaves out, each "FILE:LINE: why": where one of their frontends expected is
+ * not in a table that is not whole, where it was cut; where one is listed without all of its
+ * backends, its line and why. None where the table holds all of them. */
+export function unreadFor(
+  table: CiliumTable,
+  expected: readonly ExpectedFrontend[],
+  ports: ReadonlySet<string>,
+): string[] {
+  const out = new Set<string>();
+  const actual = new Frontends(table);
+  const scopes = table.frontends.some((f) => f.internal);
+  const cutAt = [
+    ...(table.cut ?? []).map((c) => lineAt(table.source, c.line, c.reason)),
+    ...(table.unreadFrom !== undefined
+      ? [lineAt(table.source, table.unreadFrom, 'not read from here')]
+      : []),
+  ];
+  for (const want of expected) {
+    if (!ports.has(nameOf(want)) || (want.internal && !scopes)) continue;
+    const got = actual.find(want);
+    // not listed where the listing is whole: missing, which drift says
+    if (got.length === 0 && notWhole(table)) for (const l of cutAt) out.add(l);
+    for (const f of got) {
+      const why = backendsUnseen(f);
+      if (why)
+        out.add(
+          lineAt(
+            table.source,
+            f.backendsElided ?? f.grepped ?? f.line,
+            `${frontendKey(f)}: ${why}`,
+          ),
+        );
+    }
+  }
+  return [...out];
 }
