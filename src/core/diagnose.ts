@@ -15,6 +15,7 @@ import { connectProbe, PROBED_ENDPOINTS, type NodeProbe } from './checks/reachab
 import type { NodeCommand } from './nodes/commands.js';
 import { reachabilityCheck } from './checks/reachability/reachability.js';
 import { rulesCheck } from './checks/rules/rules.js';
+import { ciliumNodesStated } from './checks/rules/cilium.js';
 import { selectorCheck } from './checks/selector.js';
 import { serviceCheck } from './checks/service.js';
 import { trafficPolicyCheck } from './checks/traffic-policy/traffic-policy.js';
@@ -164,6 +165,8 @@ function firstProblem(steps: Step[]): FirstProblem | undefined {
   return undefined;
 }
 
+const nodesOf = (nodes: NonNullable<Report['nodes']>) => (nodes.length > 0 ? { nodes } : {});
+
 export function diagnose(
   facts: Facts,
   target: DiagnosedService,
@@ -200,6 +203,8 @@ export function diagnose(
       unobserved: steps.flatMap((st) =>
         st.findings.filter(isUnobserved).map((f) => `${st.title}: ${f.title}`),
       ),
+      // a Cilium node's agent settings, with where each was read (as drift and expect say them)
+      ...nodesOf(ciliumNodesStated(ctx)),
     },
     notRead(facts, ctx.analysis.nodeErrors),
   );

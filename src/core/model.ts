@@ -1,4 +1,5 @@
 // The vocabulary every layer shares: Facts in, Report out. Names follow kube-proxy's words.
+import type { CiliumNodeStated } from './checks/rules/cilium.js';
 import type { FindingId } from './findings/finding-ids.js';
 import type { NextCommand } from './findings/next-command.js';
 import type { NotRead } from './facts/not-read.js';
@@ -183,4 +184,7 @@ export interface Report {
   /** 1 when a step failed or warned, else 2 when the report is partial, else 0 (kdebug's exit
    * status for this answer). */
   exitCode: 0 | 1 | 2;
+  /** The nodes where Cilium's agent replaces kube-proxy: its settings with their sources
+   * (checks/rules/cilium.ts ciliumNodesStated); absent where there is none. */
+  nodes?: CiliumNodeStated[];
 }

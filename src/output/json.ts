@@ -52,6 +52,8 @@ export function reportDoc(report: Report) {
       ...(shownStepStatus(s) === 'partial' ? { partial: true } : {}),
       findings: s.findings.map(findingJson),
     })),
+    // where Cilium replaces kube-proxy: each node's agent settings, with where each was read
+    ...(report.nodes && report.nodes.length > 0 ? { nodes: report.nodes } : {}),
   };
 }
 

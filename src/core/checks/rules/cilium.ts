@@ -5,6 +5,7 @@
 import { notStarted, refusal } from '../../dataplane/cilium/agent/refused.js';
 import { ignoredRangesOf, rangesRead } from '../../dataplane/cilium/expected/source-ranges.js';
 import { sourceRangeCheckOf } from '../../dataplane/cilium/agent/comparable.js';
+import { settingsStated, type SettingStated } from '../../dataplane/cilium/agent/provenance.js';
 import type { Service } from '../../kube/objects.js';
 import type { Evidence, Finding } from '../../model.js';
 import { findingOf } from '../check.js';
@@ -86,4 +87,29 @@ export function ciliumReadInPart(
       node,
     },
   );
+}
+
+/** A node where Cilium's agent replaces kube-proxy, in `svc -o json`: its agent and the settings
+ * it was compared with, each with where it was read, as drift's and expect's JSON give them. */
+export interface CiliumNodeStated {
+  node: string;
+  cilium: { agent: string; version?: string; settings: SettingStated[] };
+}
+
+/** The nodes in Cilium's mode whose agent was found, each with its settings and their sources. */
+export function ciliumNodesStated(ctx: CheckContext): CiliumNodeStated[] {
+  return ctx.nodeNames().flatMap((node) => {
+    const agent = ctx.analysis.state(node).cilium;
+    if (!agent || ctx.analysis.node(node).mode() !== 'cilium') return [];
+    return [
+      {
+        node,
+        cilium: {
+          agent: `${agent.pod.namespace}/${agent.pod.name}`,
+          ...(agent.version ? { version: agent.version } : {}),
+          settings: settingsStated(agent),
+        },
+      },
+    ];
+  });
 }
