@@ -33,7 +33,14 @@ import { cutNotes, notWhole } from './drift/cut.js';
 import { maps } from './drift/table-maps.js';
 import { wildcards } from './drift/wildcards.js';
 import { familiesNotCompared, topologyNotCompared } from './drift/not-known.js';
-import { NOT_APPLIED, backendLine, frontendLine, infoNote, nameOf } from './drift/words.js';
+import {
+  NOT_APPLIED,
+  backendLine,
+  frontendLine,
+  infoNote,
+  nameOf,
+  redirected,
+} from './drift/words.js';
 
 /** The listings that are the BPF maps themselves. */
 const BPF_FORMS: readonly CiliumTable['form'][] = ['bpf-lb-list', 'maps-dump'];
@@ -142,7 +149,9 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     }
     for (const got of entries) {
       matched.add(got);
-      backends(want, got, input, add, notes, next);
+      // redirected by a local redirect policy: its backends are the policy's (drift/words.ts)
+      if (got.redirectTo) notes.push(redirected(input, want, got));
+      else backends(want, got, input, add, notes, next);
       status(want, got, input, add, next);
     }
   }

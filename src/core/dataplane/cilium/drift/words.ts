@@ -29,3 +29,14 @@ export const infoNote = (input: CiliumDriftInput, id: DriftId, said: DriftSaid) 
 /** Why an agent's table disagrees with the API objects, and what to do about it. */
 export const NOT_APPLIED =
   "The agent writes its tables from the Service and its EndpointSlices: it has not applied their last change. Its log says why (a lost watch of the API server, a failing reconcile); deleting the agent's Pod makes it rebuild them.";
+
+/** A frontend a local redirect policy takes (db/show frontends' RedirectTo): its backends are the
+ * policy's node-local Pods, which the objects kdebug reads do not give, so they are not compared
+ * with the Service's EndpointSlices (Cilium's pkg/loadbalancer/redirectpolicy). */
+export const redirected = (input: CiliumDriftInput, want: ExpectedFrontend, got: CiliumFrontend) =>
+  infoNote(input, 'table-not-captured', {
+    service: nameOf(want),
+    title: `${frontendKey(got)}: redirected to ${got.redirectTo}, its backends not compared`,
+    message: `Cilium's agent on ${input.node} sends ${frontendKey(got)} of ${nameOf(want)} to local redirect policy ${got.redirectTo}: its backends are that policy's Pods on this node, not the Service's EndpointSlices', so they are not compared with them.`,
+    actual: [`${input.table.source}:${got.line}: ${frontendKey(got)} RedirectTo ${got.redirectTo}`],
+  });

@@ -63,6 +63,9 @@ export interface CiliumFrontend {
   /** "ns/name", where the listing names the Service. */
   service?: string;
   portName?: string;
+  /** The local redirect policy its traffic goes to instead (db/show frontends' RedirectTo, 1.18
+   * on: "ns/name:local-redirect"): its backends are the policy's, not its Service's. */
+  redirectTo?: string;
   /** The load-balancer table's reconcile status: "Done", "Pending", "Error: ...". */
   status?: string;
   /** The BPF map's flags on the Service entry ("non-routable", "check source-range" ...). */
@@ -169,8 +172,9 @@ export interface CiliumTable {
   /** Frontend ports a release printed in network byte order (bpf-lb-list.ts), each as printed and
    * as read, at its line. */
   portsSwapped?: { line: number; printed: number; port: number }[];
-  /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"), on its own
-   * table and on the frontends table read with it; undefined where it was not read. */
+  /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP") and by its
+   * Service and address (db-tables.ts serviceBackendKey: a backend of two Services has a state in
+   * each), on its own table and on the frontends table read with it; undefined where not read. */
   backendStates?: Map<string, BackendState>;
 }
 

@@ -21,7 +21,7 @@ import { serviceList } from './listings/service-list.js';
 import { serviceListJson } from './listings/service-list-json.js';
 import { bpfLbJson, bpfLbList } from './listings/bpf-lb-list.js';
 import { BPF_GO_MAP, bpfLbGoMap } from './listings/bpf-lb-go-map.js';
-import { dbBackends, dbFrontends } from './listings/db-tables.js';
+import { dbBackends, dbFrontends, serviceBackendKey } from './listings/db-tables.js';
 import { mapsDump } from '../maps/read-dump.js';
 import { bpftoolCgroupTree } from './other-lines/other-tools.js';
 import { withAgentCommands } from './other-lines/agent-commands.js';
@@ -308,7 +308,12 @@ export function withBackendStates(
     frontends: frontends.frontends.map((f) => ({
       ...f,
       backends: f.backends.map((b) => {
-        const state = states.get(formatAddress({ ...b, protocol: b.protocol ?? f.protocol }));
+        const address = formatAddress({ ...b, protocol: b.protocol ?? f.protocol });
+        // the backend's state in this frontend's Service, where the backends table names it
+        const state =
+          (f.service !== undefined
+            ? states.get(serviceBackendKey(f.service, address))
+            : undefined) ?? states.get(address);
         return state ? { ...b, state } : b;
       }),
     })),

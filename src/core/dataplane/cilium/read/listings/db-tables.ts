@@ -156,13 +156,18 @@ export function dbFrontends(lines: string[], source: string): CiliumTable {
         const [address, ...rest] = b.split(/\s+/);
         return backendCell(address!, rest.join(' '), at, source);
       });
-    const status = row.get('status');
+    // its reconcile status, with the Error column's text where it failed ("Error: map full")
+    const error = row.get('error');
+    const status =
+      row.get('status') && error ? `${row.get('status')}: ${error}` : row.get('status');
+    const redirectTo = row.get('redirectto');
     frontends.push({
       ...addr,
       type: frontendType(row.get('type')),
       ...(row.get('servicename') ? { service: row.get('servicename') } : {}),
       ...(row.get('portname') ? { portName: row.get('portname') } : {}),
       ...(status ? { status } : {}),
+      ...(redirectTo ? { redirectTo } : {}),
       flags: [],
       backends,
       ...(more ? { backendsNotShown: Number(more[1]) } : {}),
@@ -179,8 +184,13 @@ export function dbFrontends(lines: string[], source: string): CiliumTable {
   };
 }
 
+/** The key of a backend's state in one Service's frontends (serviceBackendKey), beside its
+ * address alone: a backend of two Services may be in a state of its own in each. */
+export const serviceBackendKey = (service: string, address: string) => `${service} ${address}`;
+
 /** `db/show backends`: each backend's state, from its Instances ("ns/name [terminating] (port)")
- * or, in later releases, its own State column; where rows are left out, the first elision. */
+ * or, in later releases, its own State column; where rows are left out, the first elision. The
+ * states are kept by address and by Service and address (serviceBackendKey). */
 export function dbBackends(
   lines: string[],
   source: string,
@@ -213,9 +223,21 @@ export function dbBackends(
     const a =
       parseAddress(row.get('address') ?? '') ??
       fail(source, k + 1, `not a backend address: "${row.get('address')}"`);
-    const marked = /\[([^\]]+)\]/.exec(row.get('instances') ?? '')?.[1];
+    const address = formatAddress(a);
+    const instances = row.get('instances') ?? '';
+    const marked = /\[([^\]]+)\]/.exec(instances)?.[1];
     const state = backendState(row.get('state')) ?? backendState(marked) ?? 'active';
-    states.set(formatAddress(a), state);
+    // the backend's state by address alone, for a frontend whose Service is not named
+    states.set(address, state);
+    // and each Service's own: 1.18 to 1.19.6 name each in Instances ("ns/a [terminating] (http),
+    // ns/b (http)"), each with its own state; 1.19.7 on print a row per Service and backend
+    const service = row.get('service');
+    if (service) states.set(serviceBackendKey(service, address), state);
+    for (const instance of instances.split(/,\s+/)) {
+      const m = /^(\S+\/\S+)(?:\s+\[([^\]]+)\])?/.exec(instance.trim());
+      if (m && !row.has('state'))
+        states.set(serviceBackendKey(m[1]!, address), backendState(m[2]) ?? 'active');
+    }
   }
   return { backendStates: states, ...(cut ? { cut: [cut] } : {}) };
 }
