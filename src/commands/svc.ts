@@ -2,7 +2,6 @@
 // the live cluster, as the TUI, text or JSON.
 import { join } from 'node:path';
 import { Analysis } from '../core/nodes/analysis.js';
-import { stillRoutedText } from '../core/nodes/routed-at.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube/objects.js';
 import { valid } from '../core/findings/next-command.js';
@@ -20,7 +19,6 @@ import type { NodeTally } from '../cluster/collect.js';
 import type { NodeAccessFlags } from '../cluster/nodes/flags.js';
 import type { DebugPodConsent } from '../cluster/nodes/debug-pod.js';
 import { readSnapshot } from '../cluster/snapshot/read.js';
-import { reportText } from '../output/text.js';
 import type { TuiInput } from '../tui/input.js';
 import { colorEnabled } from '../tui/theme.js';
 import {
@@ -79,7 +77,7 @@ async function writeReport(
   if (format(g) === 'json') writeDoc((await import('../output/json.js')).reportDoc(report));
   else
     write(
-      reportText(report, {
+      (await import('../output/text.js')).reportText(report, {
         color: colorEnabled(g.color, process.env) && process.stdout.isTTY === true,
         ...textWidth(),
         verbose: o.verbose,
@@ -93,6 +91,18 @@ async function writeReport(
 function found(r: ServiceRef | { error: string }, more: () => string = () => ''): ServiceRef {
   if ('error' in r) throw new UsageError(`${r.error}${more()}`);
   return r;
+}
+
+/** The Service at an address, or the reason none is, as a usage error: with the nodes whose rules
+ * still route it, if any (their module loads only for that message). */
+async function foundAt(
+  r: ServiceRef | { error: string },
+  analysis: Analysis,
+  at: { ip: string; port?: string },
+): Promise<ServiceRef> {
+  if (!('error' in r)) return r;
+  const { stillRoutedText } = await import('../core/nodes/routed-at.js');
+  return found(r, () => stillRoutedText(analysis, at));
 }
 
 /** `NAME:PORT`, `IP:PORT`: the port narrowed to (-A's lookup returns the name alone). */
@@ -155,7 +165,7 @@ export async function svcCommand(
     const analysis = new Analysis(facts, { view, parsed: await aside });
     // no name: the Service the snapshot was taken for
     const named = at
-      ? found(serviceAt(view.services, arg!, at, dir), () => stillRoutedText(analysis, at))
+      ? await foundAt(serviceAt(view.services, arg!, at, dir), analysis, at)
       : anywhere
         ? found(serviceNamed(view.services, ref!.name, dir))
         : (ref ?? snapshotService(facts, dir));
