@@ -94,6 +94,9 @@ export class CheckContext {
   readonly service: Service | undefined;
   /** Fail and warn findings of the steps already run, in order, with their step. */
   readonly earlier: Cause[] = [];
+  /** Pass findings of the steps already run, in order, with their step: what a later step's
+   * explanation may rule out (rules read as expected, endpoints that answered). */
+  readonly passed: Cause[] = [];
   private readonly rulesCache = new Map<string, NodeRules | undefined>();
 
   constructor(

@@ -488,3 +488,42 @@ describe('reachability step: NetworkPolicies', () => {
     assert.doesNotMatch(f.explanation, /the node owns|to an endpoint:/);
   });
 });
+
+describe('reachability step: a ClusterIP timeout the report rules its usual causes out of', () => {
+  const timedOut = async () => {
+    const f = await readSnapshot('snapshots/nginx-svc');
+    f.nodes['vm-12-7-centos']!['tcp-connect_10.1.190.219_8080'] =
+      'nc: connect to 10.1.190.219 port 8080 (tcp) timed out: Operation now in progress\nkdebug-probe tcp-connect tool=nc exit=1\n';
+    return diagnose(f, { namespace: 'default', service: 'nginx-svc' });
+  };
+
+  it('says what remains where the rules passed and the endpoints answer directly from the node, and suggests no trace of the DNAT that passed', async () => {
+    const r = await timedOut();
+    const all = r.steps.flatMap((s) => s.findings);
+    assert.equal(all.find((f) => f.id === 'rules-match')?.status, 'pass');
+    const f = all.find((x) => x.id === 'clusterip-unreachable')!;
+    assert.doesNotMatch(f.explanation, /Either the node has no rule for it/);
+    assert.doesNotMatch(f.explanation, /compare that node's rules/);
+    assert.match(f.explanation, /neither usual cause fits/);
+    assert.match(f.explanation, /conntrack state on vm-12-7-centos/);
+    assert.match(f.explanation, /NetworkPolicy/);
+    assert.match(f.explanation, /the probe itself/);
+    const ev = f.evidence.map(evidenceText);
+    assert.ok(ev.includes('vm-12-7-centos: TCP connect 10.244.0.3:80: connected'), ev.join('\n'));
+    assert.ok(!f.next!.argv.includes('trace'), f.next!.argv.join(' '));
+    assert.deepEqual(f.next!.argv.slice(-6), [
+      'conntrack',
+      '-L',
+      '-p',
+      'tcp',
+      '-d',
+      '10.1.190.219',
+    ]);
+  });
+
+  it("titles the ping explanation after the recorded connects: never 'connects' beside a node's timeout", async () => {
+    const r = await timedOut();
+    const f = r.steps.flatMap((s) => s.findings).find((x) => x.id === 'ping-clusterip-explained')!;
+    assert.match(f.title, /curl 10\.1\.190\.219:8080 connects from vm-12-11-centos only: /);
+  });
+});

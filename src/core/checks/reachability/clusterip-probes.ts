@@ -2,7 +2,8 @@
 // (internalTrafficPolicy Local), or failed, with the earlier fault or the node's rules as the cause.
 import type { Service, ServicePort } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { kdebug, valid } from '../../findings/next-command.js';
+import { kdebug, onNode, valid } from '../../findings/next-command.js';
+import { commandStem } from '../../nodes/commands.js';
 import { consequence, findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
 import {
@@ -13,6 +14,7 @@ import {
   probed,
   probedEvidence,
   refused,
+  type Probed,
 } from './probes.js';
 import { connectionFate, packetWalk, rejectedBy } from './packet-evidence.js';
 import { hostPort } from '../../ipv6.js';
@@ -39,6 +41,7 @@ export function clusterIpProbes(
   port: ServicePort,
   earlier: Finding[],
   ip: string,
+  direct: Probed[] = [],
 ): Finding[] {
   // a dual-stack Service's findings say which family they are about
   const family = svc.clusterIPs.length > 1 ? (ip.includes(':') ? 'IPv6: ' : 'IPv4: ') : '';
@@ -119,13 +122,32 @@ export function clusterIpProbes(
   // who refused it, as the refusing node's rules show: never guessed from the API's endpoints
   const toPort = { dst: ip, port: port.port, proto: port.protocol.toLowerCase() };
   const fate = r && connectionFate(ctx, r.node, toPort);
+  // a timeout where the report's own evidence rules out both usual causes on the failing nodes:
+  // the Rules step read their rules as expected, every endpoint answers directly from them
+  const asExpected = rulesAsExpected(ctx, ip);
+  const answersDirect = (node: string) => {
+    const mine = direct.filter((p) => p.node === node);
+    return mine.length > 0 && mine.every((p) => p.result.status === 'pass');
+  };
+  const ruledOut =
+    !r && failed.every((p) => asExpected.has(p.node) && answersDirect(p.node))
+      ? failed.map((p) => p.node)
+      : undefined;
+  const proto = port.protocol.toLowerCase() === 'udp' ? 'udp' : 'tcp';
+  const tracked = ruledOut?.filter(
+    (n) =>
+      ctx.output(n, commandStem({ kind: 'conntrack-list', protocol: proto, dst: ip })) !==
+      undefined,
+  );
   const explanation = r
     ? fate === 'forwarded'
       ? `The connection to ${hostPort(ip, port.port)} was refused. The rules on ${r.node} DNAT it to the Service's endpoints, and the Pod refused it: nothing listens on the targetPort there.`
       : fate === 'rejected'
         ? `The connection to ${hostPort(ip, port.port)} was refused at once, ${rejectedBy(ctx, r.node, toPort)}.`
         : `The connection to ${hostPort(ip, port.port)} was refused: either kube-proxy forwarded it to an endpoint where nothing listens on the targetPort, or rejected it itself, as it does for a Service without ready endpoints. ${fate ? `The rules on ${r.node} do not say which (kdebug trace walks them).` : `The rules on ${r.node} were not read to say which.`}`
-    : `The connection to ${hostPort(ip, port.port)} got no answer from ${list(failed.map((p) => p.node))}. Either the node has no rule for it (so the packet leaves unchanged towards the default route, where nobody owns the ClusterIP), or it was forwarded to an endpoint that does not answer.`;
+    : ruledOut
+      ? `The connection to ${hostPort(ip, port.port)} got no answer from ${list(ruledOut)}, yet neither usual cause fits there: the Rules step read the rules of ${list(ruledOut)} for it as expected (they send it to the endpoints), and every endpoint answers directly from ${list(ruledOut)}. What remains is between the two: ${tracked && tracked.length === ruledOut.length ? '' : `conntrack state on ${list(ruledOut)} that sends the connection elsewhere (an entry from before the rules changed), `}the packet leaving by another path (a route, policy routing, or a filter rule after the DNAT), a NetworkPolicy that treats the Service's connection unlike the direct one, or the probe itself (one lost attempt): run it again there.`
+      : `The connection to ${hostPort(ip, port.port)} got no answer from ${list(failed.map((p) => p.node))}. Either the node has no rule for it (so the packet leaves unchanged towards the default route, where nobody owns the ClusterIP), or it was forwarded to an endpoint that does not answer.`;
   return [
     consequence(
       finding(
@@ -133,23 +155,44 @@ export function clusterIpProbes(
         'fail',
         `${family}ClusterIP ${addressOf(ctx, port, ip)}: ${failed[0]!.result.detail}`,
         {
-          explanation: `${explanation}${failed.length < answered.length ? ` It works from ${list(answered.filter((p) => !failed.includes(p)).map((p) => p.node))}: compare that node's rules with the failing one's (Rules step).` : ''}`,
+          explanation: `${explanation}${failed.length < answered.length ? ` It works from ${list(answered.filter((p) => !failed.includes(p)).map((p) => p.node))}${ruledOut ? '' : `: compare that node's rules with the failing one's (Rules step)`}.` : ''}`,
           evidence: [
             ...answered.map(probedEvidence),
             ...(fate === 'forwarded' || fate === 'rejected'
               ? packetWalk(ctx, r!.node, toPort)
               : []),
+            // what rules the usual causes out, where it did: the direct answers, the walk
+            ...(ruledOut
+              ? [
+                  ...direct.filter((p) => ruledOut.includes(p.node)).map(probedEvidence),
+                  ...packetWalk(ctx, ruledOut[0]!, toPort),
+                ]
+              : []),
           ],
-          next: kdebug([
-            'trace',
-            '--node',
-            valid.name(failed[0]!.node),
-            '--dst',
-            valid.ip(ip) && hostPort(ip, port.port),
-            '--proto',
-            valid.protocol(port.protocol),
-            '--from-host', // from the node's own address, of the cluster IP's family
-          ]),
+          // the trace would only show the DNAT the Rules step passed: the node's conntrack
+          // entries (else the probe again) say what became of the connection
+          next: ruledOut
+            ? tracked && tracked.length === ruledOut.length
+              ? onNode(ruledOut[0]!, [
+                  'nc',
+                  ...(proto === 'udp' ? ['-u'] : []),
+                  '-vz',
+                  '-w',
+                  '3',
+                  valid.ip(ip),
+                  valid.port(port.port),
+                ])
+              : onNode(ruledOut[0]!, ['conntrack', '-L', '-p', proto, '-d', valid.ip(ip)])
+            : kdebug([
+                'trace',
+                '--node',
+                valid.name(failed[0]!.node),
+                '--dst',
+                valid.ip(ip) && hostPort(ip, port.port),
+                '--proto',
+                valid.protocol(port.protocol),
+                '--from-host', // from the node's own address, of the cluster IP's family
+              ]),
           node: failed.length === 1 ? failed[0]!.node : undefined,
           service: spn,
         },
@@ -159,4 +202,16 @@ export function clusterIpProbes(
     ...byDesign,
     ...blind,
   ];
+}
+
+/** The nodes whose rules for this cluster IP the Rules step read, observed, as expected. */
+function rulesAsExpected(ctx: CheckContext, ip: string): Set<string> {
+  const at = new RegExp(`(?<![0-9A-Fa-f.:])${ip.replace(/\./g, '\\.')}(?![0-9A-Fa-f])`);
+  const out = new Set<string>();
+  for (const { finding: f } of ctx.passed) {
+    if (f.id !== 'rules-match') continue;
+    for (const e of f.evidence)
+      if (e.kind === 'observed' && e.node !== undefined && at.test(e.text)) out.add(e.node);
+  }
+  return out;
 }

@@ -126,6 +126,14 @@ function pingInMode(
       : answered
         ? `ping ${ip} answers`
         : `ping ${ip} gets no answer`;
+  // the title follows the recorded connects: where some node's failed, it names those that got
+  // through, never "connects" beside a failure in its own evidence
+  const through = [...new Set(conns.filter((p) => p.result.status === 'pass').map((p) => p.node))];
+  const connects = !connected
+    ? ''
+    : conns.every((p) => p.result.status === 'pass')
+      ? `, ${curl} connects`
+      : `, ${curl} connects from ${listFew(through, 3)} only`;
   // nodes in different modes: each finding says whose it is
   const on = mixed ? `${listFew(nodes, 3)}: ` : '';
   const m = explain({
@@ -139,7 +147,7 @@ function pingInMode(
     notHeldOn: held.notHeldOn,
     ...(connection ? { connection } : {}),
     curl,
-    title: (normal) => `${on}${ping}${connected ? `, ${curl} connects` : ''}: ${normal}`,
+    title: (normal) => `${on}${ping}${connects}: ${normal}`,
   });
   // worth reading at once only where the recorded ping and connect disagree
   const disagree = pings.length > 0 && conns.length > 0 && answered !== connected;

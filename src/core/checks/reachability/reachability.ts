@@ -36,7 +36,7 @@ export const reachabilityCheck: Check<'reachability'> = {
       // each family's cluster IP is probed and judged on its own
       if (!svc.headless)
         for (const ip of svc.clusterIPs)
-          out.push(...clusterIpProbes(ctx, svc, port, eps.findings, ip));
+          out.push(...clusterIpProbes(ctx, svc, port, eps.findings, ip, eps.all));
       out.push(...eps.findings);
       const of = sharesNumber(ctx, port) ? ` of ${port.port}/${port.protocol}` : '';
       out.push(...notObserved(ctx, `the endpoints${of}`, eps.blind, port));
