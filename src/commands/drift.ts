@@ -56,7 +56,9 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   // with --all-nodes a node that cannot be compared is said beside the others, not in their way
   const many = o.allNodes === true && chosen === undefined;
   const compared: NodeDrift[] = [];
-  const notCompared: NotCompared[] = many ? unrecorded(analysis, nodes) : [];
+  // without --node every node is answered for: the one recorded node compared, the known nodes
+  // with no rules recorded said not compared (exit 2), never left out unsaid
+  const notCompared: NotCompared[] = chosen === undefined ? unrecorded(analysis, nodes) : [];
   // the families the Services have cluster IPs of: a node that recorded one and not the other
   // leaves the other not compared, said, never a clean node
   const used = new Set(analysis.view.services.flatMap((s) => s.clusterIPs.map(familyOf)));

@@ -94,6 +94,17 @@ describe('kdebug drift', () => {
       assert.deepEqual(JSON.parse(gone.stdout).notCompared, [
         { node: 'vm-12-7-centos', family: null, why: 'no rules recorded for it' },
       ]);
+      // no --node, one node recorded: that node compared, the other said not compared, exit 2
+      const alone = kdebug(['drift', '--snapshot', dir, '-o', 'text']);
+      assert.equal(alone.code, 2, alone.stderr);
+      assert.match(alone.stdout, /^node vm-12-11-centos /m);
+      assert.match(alone.stdout, /^1 node not compared: vm-12-7-centos$/m);
+      assert.match(alone.stdout, /^ {2}no rules recorded for it$/m);
+      assert.match(alone.stdout, /^1 node: .*; 1 node not compared$/m);
+      // --node names the node: the others are not asked about
+      const one = kdebug(['drift', '--snapshot', dir, '--node', 'vm-12-11-centos', '-o', 'text']);
+      assert.equal(one.code, 0, one.stderr);
+      assert.doesNotMatch(one.stdout, /not compared/);
       // no node compared at all: one error, exit 2
       rmSync(join(dir, 'nodes/vm-12-11-centos/iptables-save.txt'));
       const none = kdebug(['drift', '--snapshot', dir, '--all-nodes']);
