@@ -28,7 +28,7 @@ import {
   type Status,
   type Step,
 } from './model.js';
-import { resolveNext } from './findings/next-command.js';
+import { resolveNext, type Invocation } from './findings/next-command.js';
 import { notRead, type NotRead } from './facts/not-read.js';
 
 export type { DiagnoseOptions, DiagnosedService } from './checks/context.js';
@@ -176,8 +176,8 @@ export function diagnose(
   const ctx = new CheckContext(facts, target, options);
   const steps = STEPS.map((check) => runStep(check, ctx));
   // every next command as it runs from the person's terminal, for this run
-  for (const f of steps.flatMap((s) => s.findings))
-    if (f.next) f.next = resolveNext(f.next, options.invocation);
+  const how = withCapturedContext(options.invocation, facts.meta);
+  for (const f of steps.flatMap((s) => s.findings)) if (f.next) f.next = resolveNext(f.next, how);
   const svc = ctx.service;
   return concluded(
     {
@@ -273,3 +273,15 @@ export function conntrackPlan(
  * grows while kdebug's probes (DNS lookups among them) run. */
 export const conntrackFirst = (plan: NodeCommand[]): NodeCommand[] =>
   plan.length > 0 ? [{ kind: 'conntrack-stats' }] : [];
+
+/** The run's invocation with the context a snapshot was captured from: a string meta.json gives,
+ * not a redacted snapshot's hash (no context of the person's has that name). */
+function withCapturedContext(
+  how: Invocation | undefined,
+  meta: Facts['meta'],
+): Invocation | undefined {
+  const context = meta.context;
+  if (how?.snapshot === undefined || typeof context !== 'string' || context === '') return how;
+  if (meta['redaction'] !== undefined) return how;
+  return { ...how, capturedContext: context };
+}

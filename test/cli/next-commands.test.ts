@@ -54,6 +54,40 @@ describe('next commands run as printed', () => {
   });
 });
 
+describe("a live kdebug command of a snapshot's report", () => {
+  const live = async (meta: Record<string, unknown>, context?: string) => {
+    const facts = await readSnapshot('snapshots/cilium-stale-backend');
+    facts.meta = { ...facts.meta, ...meta };
+    const report = diagnose(
+      facts,
+      { namespace: 'default', service: 'nginx-svc' },
+      {
+        invocation: {
+          snapshot: 'snapshots/cilium-stale-backend',
+          ...(context ? { context } : {}),
+        },
+      },
+    );
+    return report.steps.flatMap((s) => s.findings).find((f) => f.id === 'probes-not-recorded')!
+      .next!.argv;
+  };
+  it("carries the context the snapshot was captured from (its meta.json), as the README says kdebug's own commands do", async () => {
+    assert.deepEqual(await live({}), [
+      'kdebug',
+      'svc',
+      'nginx-svc',
+      '-n',
+      'default',
+      '--context',
+      'kubernetes-admin@kubernetes',
+    ]);
+    // --context given wins; a redacted snapshot's hash, or a context that is no string, is none
+    assert.deepEqual((await live({}, 'prod')).slice(-2), ['--context', 'prod']);
+    assert.ok(!(await live({ redaction: { redacted: true } })).includes('--context'));
+    assert.ok(!(await live({ context: 42 })).includes('--context'));
+  });
+});
+
 describe('kdebug named as it was run', () => {
   it('as the kubectl plugin, every kdebug command it prints and its --help say kubectl kdebug', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kdebug-plugin-'));

@@ -26,6 +26,9 @@ export interface Invocation {
   snapshot?: string;
   /** --context, when it was given. */
   context?: string;
+  /** The context a snapshot was captured from (its meta.json), for kdebug's own commands against
+   * the live cluster when no --context was given: they ask the cluster the snapshot is of. */
+  capturedContext?: string;
   /** --kubeconfig, when it was given: kubectl and kdebug must read the same one. */
   kubeconfig?: string;
   /** How kdebug itself was invoked: ["kdebug"], or ["kubectl", "kdebug"] as a kubectl plugin. */
@@ -192,12 +195,14 @@ export function resolveNext(c: NextCommand, how: Invocation = {}): NextCommand {
   const more: string[] = [];
   if (how.snapshot !== undefined && !c.live && !args.includes('--snapshot'))
     more.push('--snapshot', how.snapshot);
+  // a live command from a snapshot's report asks the cluster it was captured from
+  const context = how.context ?? (c.live ? how.capturedContext : undefined);
   if (
-    how.context !== undefined &&
+    context !== undefined &&
     (c.live || how.snapshot === undefined) &&
     !args.includes('--context')
   )
-    more.push('--context', how.context);
+    more.push('--context', context);
   if (how.kubeconfig !== undefined && (c.live || how.snapshot === undefined))
     more.push('--kubeconfig', how.kubeconfig);
   const { live: _live, ...rest } = c;
