@@ -62,4 +62,13 @@ describe('hairpin on nodes whose kube-proxy reads the legacy Endpoints', () => {
     assert.match(said, /KUBE-SEP-FNO4E6JYD7EGUHTP -s 10\.244\.1\.7\/32 -j KUBE-MARK-MASQ/);
     assert.match(said, /KUBE-SEP-SMDVMBZNJPO5AA7R -s 10\.244\.0\.3\/32 -j KUBE-MARK-MASQ/);
   });
+
+  it("says an endpoint not checked beside another's failure, in IPVS mode as in iptables mode: never left out", async () => {
+    const read = await readSnapshot('snapshots/ipvs-stale-real-server');
+    delete read.nodes['vm-12-7-centos']!['ipset-save'];
+    const found = run(hairpinCheck, read, {}, { namespace: 'default', service: 'nginx-svc' });
+    assert.deepEqual(ids(found), ['hairpin-masquerade-missing:fail', 'hairpin-not-observed:skip']);
+    assert.equal(found[1]!.title, 'hairpin of nginx-55fc968d9-kh24k not checked');
+    assert.match(found[1]!.evidence.map(evidenceText).join('\n'), /kh24k on vm-12-7-centos: /);
+  });
 });
