@@ -159,7 +159,11 @@ export function byReason(items: { node: string; reason: string }[]): {
   for (const { node, reason } of items) {
     // a name that holds the node's (kube-proxy-NODE, NODE.example.com) stays whole
     const name = node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const own = new RegExp(`(?<![\\w./:-])(?:node )?${name}(?![\\w/-]|\\.\\w)`, 'g');
+    // quoted or not: `node "NODE"` is "the node", never `node "the node"`
+    const own = new RegExp(
+      `(?<![\\w./:-])(?:(?:node )?(["'])${name}\\1|(?:node )?${name})(?![\\w/-]|\\.\\w)`,
+      'g',
+    );
     const text = reason.replace(own, 'the node');
     const key = text.replace(PER_NODE, '\0');
     const g = groups.get(key) ?? (groups.set(key, { nodes: [], texts: [] }), groups.get(key)!);
