@@ -19,6 +19,7 @@ import type { NodeTally } from '../cluster/collect.js';
 import type { NodeAccessFlags } from '../cluster/nodes/flags.js';
 import type { DebugPodConsent } from '../cluster/nodes/debug-pod.js';
 import { readSnapshot } from '../cluster/snapshot/read.js';
+import { ignoredMeta } from '../core/facts/meta.js';
 import type { TuiInput } from '../tui/input.js';
 import { colorEnabled } from '../tui/theme.js';
 import {
@@ -26,6 +27,7 @@ import {
   format,
   sourceContext,
   statusLine,
+  tell,
   textWidth,
   UsageError,
   VERSION,
@@ -155,6 +157,7 @@ export async function svcCommand(
     // big dumps parse on worker threads while this one reads and types the objects
     const aside = parseDumpsAside(dir, PARSE_WORKER);
     const facts = await readSnapshot(dir);
+    for (const note of ignoredMeta(facts.meta)) tell(`note: ${join(dir, 'meta.json')}: ${note}`);
     const view = clusterView(facts.objects);
     // a diagnosis of nothing would read as one: said as what it is
     const unnamed = view.services.find((x) => x.name === '');

@@ -28,6 +28,7 @@ import {
 import { jsonErrorLine } from '../../core/json-position.js';
 import { flattenObjects } from '../../core/kube/objects.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../../core/model.js';
+import { typedMeta } from '../../core/facts/meta.js';
 import type { NodeError } from '../../core/nodes/access.js';
 import { inputText } from '../../core/facts/input-text.js';
 
@@ -236,7 +237,7 @@ function parseMeta(file: string, text: string): SnapshotMeta {
     throw new SnapshotError(file, notJson(e));
   }
   if (!isObject(parsed)) throw new SnapshotError(file, 'expected a JSON object');
-  return parsed as SnapshotMeta;
+  return typedMeta(parsed);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
