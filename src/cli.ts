@@ -144,10 +144,22 @@ export async function buildProgram(run: Run, words?: string[]): Promise<Command>
   const only = words && commandOf(words, program);
   const names = only ? [only] : Object.keys(COMMANDS);
   for (const m of await Promise.all(names.map((n) => COMMANDS[n]!()))) m.define(program, run, g);
-  // a wrong or missing argument: the reason and where to read more, not the whole help
+  // a wrong or missing argument: one line, "kdebug: " as every other error, with the reason and
+  // where to read more, not the whole help
   const path = (c: Command): string => (c.parent ? `${path(c.parent)} ${c.name()}` : c.name());
   const short = (c: Command): void => {
-    c.showHelpAfterError(`see ${path(c)} --help`);
+    c.configureOutput({
+      outputError: (text, write) =>
+        write(
+          `kdebug: ${inert(
+            text
+              .trim()
+              .replace(/^error: /, '')
+              .replace(/\s*\n\s*/g, ' ')
+              .replace(/\.$/, ''),
+          )}; see ${path(c)} --help\n`,
+        ),
+    });
     c.commands.forEach(short);
   };
   short(program);

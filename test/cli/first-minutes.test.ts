@@ -36,7 +36,7 @@ describe('the first ten minutes', () => {
   it('a missing argument is one line and where to read more; --help lists the global flags and examples', () => {
     const r = kdebug(['svc']);
     assert.equal(r.code, 2);
-    assert.equal(r.stderr, "error: missing required argument 'name'\nsee kdebug svc --help\n");
+    assert.equal(r.stderr, "kdebug: missing required argument 'name'; see kdebug svc --help\n");
     const help = kdebug(['svc', '--help']).stdout;
     assert.match(
       help,
@@ -73,11 +73,18 @@ describe('the first ten minutes', () => {
     assert.equal(before.code, 2);
     assert.equal(
       before.stderr,
-      'error: --snapshot is an option of the command, not of kdebug: put it after the command (kdebug svc ... --snapshot ...)\nsee kdebug --help\n',
+      'kdebug: --snapshot is an option of the command, not of kdebug: put it after the command (kdebug svc ... --snapshot ...); see kdebug --help\n',
     );
     const unknown = kdebug(['--bogus', 'svc', 'x']);
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /^error: unknown option '--bogus'/);
+    assert.match(unknown.stderr, /^kdebug: unknown option '--bogus'; see kdebug --help\n$/);
+    // every usage error is one line: a did-you-mean included
+    const typo = kdebug(['svx']);
+    assert.equal(typo.code, 2);
+    assert.match(
+      typo.stderr,
+      /^kdebug: unknown command 'svx' \(Did you mean svc\?\); see kdebug --help\n$/,
+    );
   });
 
   it('svc takes the forms people type, and did-you-mean ignores case', () => {
