@@ -23,7 +23,8 @@ const finding = findingOf('hairpin');
 interface Looked {
   present: Evidence[];
   checked: number;
-  unchecked: { who: string; node: string; why: string }[];
+  /** `family`: where the endpoints are of both families, which one's endpoint it is. */
+  unchecked: { who: string; node: string; why: string; family?: string }[];
 }
 
 const looked = (): Looked => ({ present: [], checked: 0, unchecked: [] });
@@ -49,15 +50,30 @@ function hairpinPresent(how: string, l: Looked): Finding[] {
       finding(
         'hairpin-not-observed',
         'skip',
-        `hairpin of ${list(l.unchecked.map((u) => u.who))} not checked`,
+        `hairpin of ${list(uncheckedNames(l.unchecked))} not checked`,
         {
           explanation:
             "kdebug checks each ready endpoint's hairpin masquerade on the endpoint's own node; for these it could not, for the reason beside each, so nothing is said about them.",
-          evidence: l.unchecked.map((u) => unseen(`${u.who} on ${u.node}: ${u.why}`, u.node)),
+          evidence: l.unchecked.map((u) =>
+            unseen(`${u.who}${u.family ? ` (${u.family})` : ''} on ${u.node}: ${u.why}`, u.node),
+          ),
         },
       ),
     );
   return out;
+}
+
+/** Each endpoint not checked, once: a Pod of both families not checked in either is named once
+ * with both ("web-1 (IPv4 and IPv6)"), never twice as if two Pods. */
+function uncheckedNames(unchecked: Looked['unchecked']): string[] {
+  const families = new Map<string, string[]>();
+  for (const u of unchecked) {
+    const f = families.get(u.who) ?? (families.set(u.who, []), families.get(u.who)!);
+    if (u.family && !f.includes(u.family)) f.push(u.family);
+  }
+  return [...families].map(([who, f]) =>
+    f.length > 0 ? `${who} (${f.sort().join(' and ')})` : who,
+  );
 }
 
 /** The port's ready endpoints, each as its own node's kube-proxy reads them (the legacy Endpoints
@@ -83,6 +99,10 @@ function check(ctx: CheckContext): Finding[] {
   const out: Finding[] = [];
   const l = looked();
   const hows = new Set<string>();
+  // endpoints of both families: each one not checked says which family's it is
+  const dual =
+    new Set(svc.ports.flatMap((p) => readyEndpoints(ctx, p).map((e) => familyOf(e.ip) ?? 'IPv4')))
+      .size > 1;
   for (const port of svc.ports) {
     const spn = ctx.servicePortName(port);
     for (const e of readyEndpoints(ctx, port)) {
@@ -92,6 +112,7 @@ function check(ctx: CheckContext): Finding[] {
       const dp = n.dataplane();
       const podName = podOf(e) && e.ref!.name;
       const who = podName ?? hostPort(canonicalAddress(e.ip), e.port);
+      const tag = dual && podName ? { family } : {};
       if (!dp || dp.mode !== n.mode()) {
         // no state of its mode read there: the Rules step says so
         const word = modeTraits(n.mode())?.state?.word;
@@ -100,13 +121,13 @@ function check(ctx: CheckContext): Finding[] {
           : word
             ? `its ${word} state was not read`
             : `kdebug does not read ${n.mode()} mode`;
-        l.unchecked.push({ who, node, why });
+        l.unchecked.push({ who, node, why, ...tag });
         continue;
       }
       // rules not read (a dump cut short) are not cited; kube-ipvs0 unread hides no ipset fact
       if (!rulesRead(ctx, node, family)) {
         const why = 'its rules were not compared (the Rules step says why)';
-        l.unchecked.push({ who, node, why });
+        l.unchecked.push({ who, node, why, ...tag });
         continue;
       }
       const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
@@ -122,7 +143,7 @@ function check(ctx: CheckContext): Finding[] {
         ...(endpoint ? { endpoint } : {}),
       });
       if (answer.kind === 'not-checked') {
-        l.unchecked.push({ who, node, why: answer.why });
+        l.unchecked.push({ who, node, why: answer.why, ...tag });
         continue;
       }
       l.checked++;

@@ -71,4 +71,20 @@ describe('hairpin on nodes whose kube-proxy reads the legacy Endpoints', () => {
     assert.equal(found[1]!.title, 'hairpin of nginx-55fc968d9-kh24k not checked');
     assert.match(found[1]!.evidence.map(evidenceText).join('\n'), /kh24k on vm-12-7-centos: /);
   });
+
+  it('names a dual-stack Pod not checked in both families once, with its families, and each entry its family', async () => {
+    const read = await readSnapshot('snapshots/dual-stack-ipv6-rules-missing');
+    // the node's two dumps swapped: neither family's rules read as its own
+    const n = read.nodes['vm-12-7-centos']!;
+    [n['iptables-save'], n['ip6tables-save']] = [n['ip6tables-save']!, n['iptables-save']!];
+    const found = run(hairpinCheck, read, {}, { namespace: 'default', service: 'nginx-svc' });
+    const f = found.find((x) => x.id === 'hairpin-not-observed')!;
+    assert.equal(
+      f.title,
+      'hairpin of nginx-55fc968d9-kh24k (IPv4 and IPv6) and nginx-55fc968d9-4pddn (IPv6) not checked',
+    );
+    const said = f.evidence.map(evidenceText).join('\n');
+    assert.match(said, /nginx-55fc968d9-kh24k \(IPv4\) on vm-12-7-centos: /);
+    assert.match(said, /nginx-55fc968d9-kh24k \(IPv6\) on vm-12-7-centos: /);
+  });
 });
