@@ -73,6 +73,11 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
     );
     return EXIT.ok;
   }
+  // a Cilium node with no agent Pod in the API: no kube-proxy rules, nor an agent to model
+  if (mode === 'cilium')
+    throw new UsageError(
+      `node ${name}: Cilium handles its Services, but the API holds no Cilium agent Pod there; expect models an agent's table from its Pod and configuration (${selfCommand('svc')} says what was recorded there)`,
+    );
   // the rules of another mode would be kube-proxy's in no sense: say so rather than print them
   if (mode !== 'iptables' && mode !== 'nftables' && mode !== 'ipvs')
     throw new UsageError(

@@ -69,6 +69,7 @@ export const STEP_FINDING_IDS = {
     'kube-proxy-synced',
     'kube-proxy-sync-stale',
     'kube-proxy-replaced',
+    'cilium-agent-missing',
     'iptables-backend',
     'iptables-backends-both',
     'kube-proxy-not-observed',

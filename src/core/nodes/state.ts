@@ -6,6 +6,7 @@ import {
   DEFAULT_KUBE_PROXY_CONFIG,
   configFromConfigz,
   configTells,
+  isKubeProxyPod,
   isWindows,
   kubeProxyConfigOf,
   type ClusterView,
@@ -19,10 +20,12 @@ import { podReady } from '../checks/pod-health.js';
 import {
   CILIUM_STEMS,
   ciliumAgentOn,
+  isCiliumAgentPod,
   knows,
   type CiliumAgent,
 } from '../dataplane/cilium/agent/agent.js';
 import { SETTING_NOT_KNOWN } from '../dataplane/cilium/agent/refused.js';
+import { fromStatus } from '../dataplane/cilium/agent/status.js';
 import { sourceText } from '../dataplane/cilium/agent/provenance.js';
 import type { ViewIndex } from '../kube/view-index.js';
 import { parseVersion, type Version } from '../version.js';
@@ -48,6 +51,10 @@ export interface NodeState {
   embeddedIn?: 'k3s' | 'rke2';
   /** The Cilium agent on the node, where one runs: mode `cilium` when it replaces kube-proxy. */
   cilium?: CiliumAgent;
+  /** A node of a Cilium cluster with neither a Cilium agent Pod nor a kube-proxy Pod in the API:
+   * `ran` where its recorded agent status shows Cilium replacing kube-proxy there anyway. Its
+   * mode is `cilium` (no kube-proxy rules are expected of it), its agent unknown. */
+  agentMissing?: { ran: boolean };
   /** kube-proxy's release on this node, when anything recorded says it. */
   version?: Decided<Version, 'metrics' | 'image' | 'nodeInfo' | 'embedded'>;
 }
@@ -87,11 +94,18 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
     !pod &&
     (cilium.replacesKubeProxy ||
       (!knows(cilium.settings, 'kubeProxyReplacement') && proxy().evidence.kind !== 'observed'));
+  // no agent Pod and no kube-proxy Pod: the node's recorded status says what ran, else the
+  // cluster's Cilium is what should program it (never kube-proxy's defaults, assumed)
+  const missing =
+    !cilium && !pod && !windows && !embeddedIn
+      ? agentMissing(node, view, outputs[CILIUM_STEMS.status], () => proxy().evidence.kind)
+      : undefined;
   return {
     node,
     windows,
     ...(embeddedIn ? { embeddedIn } : {}),
-    mode: replaces ? ciliumMode(node, cilium) : proxy(),
+    mode: replaces ? ciliumMode(node, cilium) : (missing?.mode ?? proxy()),
+    ...(missing ? { agentMissing: { ran: missing.ran } } : {}),
     config,
     ...(cilium ? { cilium } : {}),
     ...(version ? { version } : {}),
@@ -124,6 +138,62 @@ function ciliumMode(node: string, agent: CiliumAgent): NodeState['mode'] {
         : kpr.from === 'cilium-config' || !known
           ? read(text)
           : unseen(text),
+  };
+}
+
+/** A node with no Cilium agent Pod and no kube-proxy Pod in a cluster whose Services Cilium
+ * handles (cilium-config's kube-proxy-replacement on, or agent Pods and no kube-proxy Pod at all):
+ * its mode is `cilium`, observed where its recorded agent status says the replacement runs, else
+ * not observed; undefined where the cluster is no such one, or kube-proxy itself answered there. */
+function agentMissing(
+  node: string,
+  view: ClusterView,
+  status: string | undefined,
+  proxySeen: () => Evidence['kind'],
+): { mode: NodeState['mode']; ran: boolean } | undefined {
+  const file = `nodes/${node}/${CILIUM_STEMS.status}.txt`;
+  const said = status === undefined ? undefined : fromStatus(status);
+  if (said?.kubeProxyReplacement) {
+    const field = said.fields.kubeProxyReplacement!;
+    const source = `the "${field}" line of ${file}`;
+    return {
+      ran: true,
+      mode: {
+        value: 'cilium',
+        from: 'agent',
+        source,
+        evidence: seen(
+          `${node}: cilium (kube-proxy replacement, from ${source}; no Cilium agent Pod on ${node} in the API)`,
+          { node, source: file },
+        ),
+      },
+    };
+  }
+  const cfg = view.configMaps.find((c) => c.name === 'cilium-config')?.data[
+    'kube-proxy-replacement'
+  ];
+  const cluster =
+    cfg !== undefined
+      ? ['true', 'strict'].includes(cfg.trim())
+      : view.pods.some(isCiliumAgentPod) && !view.pods.some(isKubeProxyPod);
+  // a status saying no replacement, or kube-proxy answering on the node: its own mode stands
+  if (!cluster || said?.kubeProxyReplacement === false || proxySeen() === 'observed')
+    return undefined;
+  const why =
+    cfg !== undefined
+      ? `ConfigMap cilium-config: kube-proxy-replacement: ${cfg}`
+      : 'Cilium agent Pods on other nodes, no kube-proxy Pod';
+  return {
+    ran: false,
+    mode: {
+      value: 'cilium',
+      from: cfg !== undefined ? 'objects' : 'default',
+      source: why,
+      evidence: unseen(
+        `${node}: no Cilium agent Pod and no kube-proxy Pod in the API (the cluster's Services are Cilium's: ${why})`,
+        node,
+      ),
+    },
   };
 }
 

@@ -18,7 +18,7 @@ import {
   stale,
   staleOn,
 } from './pods.js';
-import { replacement } from './replacement.js';
+import { agentMissingOn, agentsMissing, replacement } from './replacement.js';
 import { freshness } from './sync.js';
 import { versions } from './versions.js';
 
@@ -44,8 +44,10 @@ export const kubeProxyCheck: Check<'kube-proxy'> = {
   run(ctx) {
     if (ctx.waiting('objects')) return pending('reading kube-proxy');
     const other = replacement(ctx);
+    const missing = other ? agentsMissing(ctx) : [];
     if (other?.unobserved)
       return [
+        ...missing,
         finding(
           'kube-proxy-replaced',
           'skip',
@@ -57,12 +59,15 @@ export const kubeProxyCheck: Check<'kube-proxy'> = {
           },
         ),
       ];
+    // the nodes without an agent are not said handled
+    const without = [...agentMissingOn(ctx, false), ...agentMissingOn(ctx, true)];
     if (other)
       return [
+        ...missing,
         finding(
           'kube-proxy-replaced',
           'pass',
-          `no kube-proxy: Services are handled by ${other.name}`,
+          `no kube-proxy: Services are handled by ${other.name}${without.length > 0 ? ` (no agent Pod on ${namedFew(without)})` : ''}`,
           {
             explanation: `This cluster runs without kube-proxy; ${other.name} programs Services (with eBPF, not iptables). The Rules step reads its agent's own Service table on each node where it was recorded, and compares it with what the agent should hold for the current objects.`,
             evidence: other.evidence,

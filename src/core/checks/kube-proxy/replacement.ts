@@ -3,8 +3,10 @@
 import { read, seen, unseen } from '../../findings/evidence.js';
 import type { Evidence } from '../../model.js';
 import { kubectl, type NextCommand } from '../../findings/next-command.js';
-import { knows } from '../../dataplane/cilium/agent/agent.js';
-import { count, list } from '../check.js';
+import { isCiliumAgentPod, knows } from '../../dataplane/cilium/agent/agent.js';
+import type { Finding } from '../../model.js';
+import { namedFew } from '../../nodes/access.js';
+import { count, findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { kubeProxyPods } from './pods.js';
 
@@ -77,4 +79,58 @@ export function replacement(
       next: kubectl('kube-system', 'get', 'pods', '-o', 'wide'),
     };
   return undefined;
+}
+
+const finding = findingOf('kube-proxy');
+
+/** The nodes of a Cilium cluster with neither a Cilium agent Pod nor a kube-proxy Pod in the API
+ * (nodes/state.ts agentMissing): `ran` where the node's recorded agent status shows Cilium ran. */
+export const agentMissingOn = (ctx: CheckContext, ran: boolean): string[] =>
+  ctx.nodeNames().filter((n) => ctx.analysis.state(n).agentMissing?.ran === ran);
+
+/** A node with no Service proxy Pod at all is a finding on that node: nothing programs Services
+ * for its Pods, as far as the API shows; where its recorded Cilium status shows the agent ran,
+ * that is what was observed, and the Pod absent from the API is said beside it. */
+export function agentsMissing(ctx: CheckContext): Finding[] {
+  const out: Finding[] = [];
+  const none = agentMissingOn(ctx, false);
+  const ran = agentMissingOn(ctx, true);
+  const on = (nodes: string[]) => (nodes.length === 1 ? { node: nodes[0]! } : { nodes });
+  const agents = ctx.view.pods.filter(isCiliumAgentPod);
+  const listed = read(
+    `Cilium agent Pods: ${agents.length} (${namedFew(agents.map((p) => `${p.name} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}`))})`,
+  );
+  if (none.length > 0)
+    out.push(
+      finding(
+        'cilium-agent-missing',
+        'fail',
+        `no Cilium agent Pod on ${none.length === 1 ? `node ${none[0]}` : `${none.length} nodes`}: nothing programs Services for its Pods`,
+        {
+          explanation: `Cilium programs this cluster's Services, and no kube-proxy runs in its place, but ${none.length === 1 ? `${none[0]} has` : 'these nodes have'} no Cilium agent Pod: nothing writes the Service table there, so Pods on ${none.length === 1 ? 'it' : 'them'} reach no Service (or keep what an earlier agent left in the BPF maps). No agent status was recorded there to say otherwise.`,
+          evidence: [
+            ...none.map((n) => ctx.analysis.state(n).mode.evidence),
+            ...none.map((n) => read(`${n}: no Cilium agent Pod, no kube-proxy Pod`)),
+            listed,
+          ],
+          next: kubectl('kube-system', 'describe', 'daemonset', 'cilium'),
+          ...on(none),
+        },
+      ),
+    );
+  if (ran.length > 0)
+    out.push(
+      finding(
+        'cilium-agent-missing',
+        'warn',
+        `no Cilium agent Pod on ${namedFew(ran)} in the API, though its recorded agent status shows Cilium replacing kube-proxy there`,
+        {
+          explanation: `The agent status recorded on ${ran.length === 1 ? 'that node' : 'those nodes'} shows Cilium ran there, replacing kube-proxy, yet the API holds no Cilium agent Pod for ${ran.length === 1 ? 'it' : 'them'}: the Pod was deleted or evicted after the status was recorded, or the agent runs outside the DaemonSet. Whether an agent still runs there now, and keeps the Service table current, is not known from the API; its recorded listings show what it held then.`,
+          evidence: [...ran.map((n) => ctx.analysis.state(n).mode.evidence), listed],
+          next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=cilium', '-o', 'wide'),
+          ...on(ran),
+        },
+      ),
+    );
+  return out;
 }

@@ -66,6 +66,23 @@ export function tableNode(
   const refused = ciliumRefused(ctx, n, read !== undefined && !read.failure);
   const beside = refused ? [refused] : [];
   const agent = ctx.analysis.state(node).cilium;
+  // no agent Pod in the API: its listings, where recorded, are not compared (nothing gives the
+  // settings its table is modelled with), not "not in the facts"
+  const missing = ctx.analysis.state(node).agentMissing;
+  if (!read && missing)
+    return on([
+      finding(m.notObserved, 'skip', `${m.word} mode, ${m.what(family)} not read`, {
+        explanation: `${m.who(node)}, but the API holds no Cilium agent Pod there (the kube-proxy step says so): kdebug models an agent's table from its Pod and configuration, so ${missing.ran ? `the listings recorded on ${node} are not compared, and ` : ''}${svc.namespace}/${svc.name} is not checked there.`,
+        evidence: [
+          unseen(
+            `${node}: ${m.what(family)} not read (no Cilium agent Pod on ${node} in the API)`,
+            node,
+          ),
+        ],
+        next: save(),
+        node,
+      }),
+    ]);
   if (!read)
     return on(
       refused && agent && notStarted(agent)
