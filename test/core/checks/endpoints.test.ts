@@ -38,6 +38,21 @@ describe('endpoints step', () => {
       want: ['endpoints-ready:pass'],
     },
     {
+      // before: "✓ 2 of 2 endpoints ready", its line naming web-2 beside an address web-2 lacks
+      name: 'an endpoint naming a Pod whose IP is another: matched by IP as well',
+      objects: [
+        aService(),
+        anEndpointSlice({
+          endpoints: [
+            { ip: '10.244.0.5', node: 'node-a', pod: 'web-1' },
+            { ip: '10.244.1.99', node: 'node-b', pod: 'web-2' },
+          ],
+        }),
+        ...webPods(),
+      ],
+      want: ['endpoints-ready:pass', 'pod-missing-from-endpoints:warn', 'endpoint-not-a-pod:warn'],
+    },
+    {
       name: 'one of two not ready',
       objects: [
         aService(),

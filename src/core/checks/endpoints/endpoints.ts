@@ -19,7 +19,7 @@ import {
 } from '../check.js';
 import type { CheckContext, PortEndpoint } from '../context.js';
 import { podReady, whyNotReady } from '../pod-health.js';
-import { endpointLine, notReady } from './not-ready.js';
+import { endpointLine, notPodsAddress, notReady } from './not-ready.js';
 import { familyOf, hostPort } from '../../ipv6.js';
 import { legacyAgreement, legacyReady, routedByEndpoints } from './endpoints-legacy.js';
 
@@ -126,6 +126,37 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
         },
       ),
     );
+  // a targetRef to a Pod that does not have the address: the address is what kube-proxy uses
+  const misnamed = all.filter(notPodsAddress);
+  for (const e of misnamed) {
+    const pod = e.pod!;
+    const holder = addressHolder(ctx, e.ip);
+    const where =
+      holder === 'held'
+        ? 'another Pod or a node has that address'
+        : holder === 'none'
+          ? 'no Pod or node has that address'
+          : `whether anything holds that address is not known (${holder.unknown})`;
+    out.push(
+      finding(
+        'endpoint-not-a-pod',
+        'warn',
+        `${e.ip} is not the address of Pod ${pod.name}, the Pod its endpoint names`,
+        {
+          explanation: `EndpointSlice ${e.slice} lists ${e.ip} for Pod ${pod.name}, whose IP is ${list(pod.podIPs)}: the slice was written for an earlier address of that Pod, or by hand. What proxies from the EndpointSlices (kube-proxy 1.19 and later) sends this endpoint's share of the traffic to ${e.ip}, and ${where}; ${pod.name} gets none of it through this endpoint.`,
+          evidence: [
+            read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`),
+            read(
+              `Pod ${pod.name}: status.podIPs ${list(pod.podIPs)}`,
+              `Pod ${pod.namespace}/${pod.name}`,
+            ),
+          ],
+          next: endpointSlicesOf(svc, 'yaml'),
+          ...(e.nodeName ? { node: e.nodeName } : {}),
+        },
+      ),
+    );
+  }
   const gone = all.filter((e) => e.podName && !e.pod && ctx.view.pods.length > 0);
   if (gone.length > 0)
     out.push(

@@ -4,7 +4,7 @@ import { read } from '../../findings/evidence.js';
 import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { kubectl, valid } from '../../findings/next-command.js';
-import { hostPort } from '../../ipv6.js';
+import { canonicalAddress, hostPort } from '../../ipv6.js';
 import { endpointSlicesOf, findingOf } from '../check.js';
 import type { CheckContext, PortEndpoint } from '../context.js';
 import { describeNode, downTaintOnly, nodeDown, type NodeDown } from '../node-health.js';
@@ -22,8 +22,14 @@ const state = (e: PortEndpoint) =>
         ? 'terminating'
         : 'not ready';
 
+/** The endpoint's Pod has IPs and its address is none of them: the slice names the wrong Pod. */
+export const notPodsAddress = (e: PortEndpoint): boolean =>
+  e.pod !== undefined &&
+  e.pod.podIPs.length > 0 &&
+  !e.pod.podIPs.some((x) => canonicalAddress(x) === canonicalAddress(e.ip));
+
 export const endpointLine = (e: PortEndpoint) =>
-  `${hostPort(e.ip, e.port)} ${state(e)}${e.podName ? `  Pod ${e.podName}` : ''}${e.nodeName ? ` on ${e.nodeName}` : ''}`;
+  `${hostPort(e.ip, e.port)} ${state(e)}${e.podName ? `  Pod ${e.podName}` : ''}${notPodsAddress(e) ? ` (whose IP is ${e.pod!.podIPs.join(', ')}, not ${e.ip})` : ''}${e.nodeName ? ` on ${e.nodeName}` : ''}`;
 
 export function notReady(
   ctx: CheckContext,
