@@ -61,6 +61,7 @@ export const STEP_FINDING_IDS = {
   'kube-proxy': [
     'kube-proxy-running',
     'kube-proxy-not-running',
+    'kube-proxy-outside-pod',
     'proxy-mode',
     'proxy-mode-differs',
     'kube-proxy-embedded',

@@ -85,6 +85,19 @@ describe('kube-proxy step', () => {
       ],
     },
     {
+      // before: "✗ no kube-proxy Pod on node node-b: nothing updates the Service rules", its
+      // /proxyMode answering beside it
+      name: 'no Pod on one node, whose /proxyMode answered: kube-proxy outside a Pod, not down',
+      objects: [...base(), ...kubeProxy(['node-a'])],
+      nodes: { 'node-a': { 'proxy-mode': 'iptables' }, 'node-b': { 'proxy-mode': 'iptables' } },
+      want: [
+        'kube-proxy-running:pass',
+        'kube-proxy-outside-pod:warn',
+        'proxy-mode:pass',
+        'kube-proxy-version-not-observed:skip',
+      ],
+    },
+    {
       name: 'nodes in different modes',
       objects: [...base(), ...kubeProxy()],
       nodes: { 'node-a': { 'proxy-mode': 'iptables' }, 'node-b': { 'proxy-mode': 'ipvs' } },

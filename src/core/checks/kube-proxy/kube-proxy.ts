@@ -125,7 +125,10 @@ export const kubeProxyCheck: Check<'kube-proxy'> = {
       out.unshift(
         finding('kube-proxy-running', 'pass', `kube-proxy running on ${count(up, 'node')}`, {
           explanation:
-            nodesUnseen || (unread && !unread.rollout) || unknown.size > 0
+            nodesUnseen ||
+            (unread && !unread.rollout) ||
+            unknown.size > 0 ||
+            out.some((f) => f.id === 'kube-proxy-outside-pod')
               ? `Each kube-proxy Pod kdebug read${unknown.size > 0 ? ' on a node that posts its status' : ''} is ready.`
               : unread?.rollout
                 ? `Every node has a ready kube-proxy Pod: those kdebug read, and on the other ${unread.nodes.length} the DaemonSet's status, which counts every Pod it schedules ready and of the current template.`

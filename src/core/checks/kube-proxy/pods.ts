@@ -1,10 +1,10 @@
 // Does each node run kube-proxy: its Pods (which they are, the selector that lists them, the
 // nodes whose Pods were not read), each ready or why not, or kube-proxy inside k3s or RKE2.
 import { kubeProxyPodsReadOn, rolloutOf, settled, type Rollout } from '../../kube/daemon-set.js';
-import { read, unseen } from '../../findings/evidence.js';
+import { read, seen, unseen } from '../../findings/evidence.js';
 import { kubeProxyPodOn } from '../../dataplane/iptables/drift/context.js';
 import { isKubeProxyPod, isWindows, type Pod } from '../../kube/objects.js';
-import type { Finding } from '../../model.js';
+import type { Evidence, Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
 import { kubectl, valid } from '../../findings/next-command.js';
 import { count, findingOf, list } from '../check.js';
@@ -161,6 +161,32 @@ export function running(ctx: CheckContext): Finding[] {
       down.set(why.short, [...(down.get(why.short) ?? []), { pod, node, why }]);
     }
   }
+  // kube-proxy may run outside a Pod (systemd, a static binary): where it answered on the node,
+  // the Pod missing from the API is no cause, said beside what answered
+  const answered = missing.flatMap((node) => {
+    const said = liveAnswer(ctx, node);
+    return said ? [{ node, said }] : [];
+  });
+  if (answered.length > 0) {
+    const nodes = answered.map((a) => a.node);
+    missing.splice(0, missing.length, ...missing.filter((n) => !nodes.includes(n)));
+    out.push(
+      finding(
+        'kube-proxy-outside-pod',
+        'warn',
+        `no kube-proxy Pod on ${namedFew(nodes)}, yet kube-proxy answered there (runs outside a Pod?)`,
+        {
+          explanation: `The API holds no kube-proxy Pod for ${nodes.length === 1 ? 'that node' : 'those nodes'}, but kube-proxy answered on ${nodes.length === 1 ? 'it' : 'them'}: it runs outside a Pod there (a systemd unit, a static binary), or its Pod was deleted after the answer was recorded. Its answer and rules, not the missing Pod, say whether it does its work (the Rules step compares them).`,
+          evidence: answered.flatMap(({ node, said }) => [
+            read(`${node}: no kube-proxy Pod`),
+            said,
+          ]),
+          next: kubectl('kube-system', 'describe', 'daemonset', 'kube-proxy'),
+          ...(nodes.length === 1 ? { node: nodes[0]! } : { nodes }),
+        },
+      ),
+    );
+  }
   const of = ctx.view.nodes.length;
   const scope = (nodes: string[]) =>
     nodes.length === 1
@@ -220,6 +246,22 @@ export function running(ctx: CheckContext): Finding[] {
     );
   }
   return out;
+}
+
+/** What kube-proxy itself answered on the node, observed: its /proxyMode, its /configz, its
+ * /metrics; undefined where none was recorded. */
+function liveAnswer(ctx: CheckContext, node: string): Evidence | undefined {
+  const { mode, config } = ctx.analysis.state(node);
+  if (mode.from === 'proxyMode' && !mode.stale && mode.evidence.kind === 'observed')
+    return mode.evidence;
+  if (config.from === 'configz') return config.evidence;
+  const metrics = ctx.facts.nodes[node]?.['proxy-metrics'];
+  if (metrics && /^kubeproxy_/m.test(metrics))
+    return seen(`${node}: kube-proxy's /metrics answered`, {
+      node,
+      source: `nodes/${node}/proxy-metrics.txt`,
+    });
+  return undefined;
 }
 
 /** k3s and RKE2 run kube-proxy inside their own process, not as a Pod: said as what it is, from
