@@ -49,6 +49,19 @@ const unreachable = (): KubeObject => {
 const nodes = () => [aNode('node-a', '192.0.2.10', '10.244.0.0/24'), unreachable()];
 
 describe('a node whose Ready is Unknown', () => {
+  it('says a ready endpoint on it is the last state it posted, not a plain pass', () => {
+    // before: "✓ 2 of 2 endpoints ready", nothing said of node-b
+    const f = run(
+      endpointsCheck,
+      facts([aService(), anEndpointSlice(), ...webPods(), ...nodes(), ...kubeProxy()]),
+    );
+    assert.deepEqual(ids(f), ['endpoints-ready:pass', 'endpoint-node-not-ready:warn']);
+    const on = f.find((x) => x.id === 'endpoint-node-not-ready')!;
+    assert.equal(on.node, 'node-b');
+    assert.match(on.title, /1 ready endpoint on node-b, whose node is NotReady \(Ready=Unknown/);
+    assert.match(on.explanation, /last state it posted/);
+  });
+
   it('makes its kube-proxy not observed, never counted as running', () => {
     const f = run(
       kubeProxyCheck,

@@ -19,6 +19,7 @@ import {
 } from '../check.js';
 import type { CheckContext, PortEndpoint } from '../context.js';
 import { podReady, whyNotReady } from '../pod-health.js';
+import { describeNode, nodeDown, type NodeDown } from '../node-health.js';
 import { endpointLine, notPodsAddress, notReady } from './not-ready.js';
 import { familyOf, hostPort } from '../../ipv6.js';
 import { legacyAgreement, legacyReady, routedByEndpoints } from './endpoints-legacy.js';
@@ -193,6 +194,39 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
   return out;
 }
 
+/** Ready endpoints on a node the API says is down (Ready False or Unknown): that ready is the
+ * last state its kubelet posted, said on each such node, never passed without it. */
+function readyOnDownNodes(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {
+  const byNode = new Map<string, { down: NodeDown; eps: PortEndpoint[] }>();
+  for (const e of all.filter((x) => x.ready)) {
+    const down = nodeDown(ctx, e.nodeName ?? e.pod?.nodeName);
+    if (!down) continue;
+    const at = byNode.get(down.node) ?? { down, eps: [] };
+    at.eps.push(e);
+    byNode.set(down.node, at);
+  }
+  return [...byNode.values()].map(({ down, eps }) =>
+    finding(
+      'endpoint-node-not-ready',
+      'warn',
+      `${count(eps.length, 'ready endpoint')} on ${down.node}, whose node is ${down.short}`,
+      {
+        explanation: `${
+          down.status === 'Unknown'
+            ? `The kubelet of ${down.node} stopped posting status: the ready the EndpointSlice and the Pod hold for ${list(eps.map((e) => e.ip))} is the last state it posted, not known now.`
+            : `${down.node} reports itself not ready: the ready its Pods hold is what its kubelet last posted, while the node itself is not healthy.`
+        } The EndpointSlice still lists ${eps.length === 1 ? 'it' : 'them'} ready, so ${svc.namespace}/${svc.name}'s traffic is still sent there, and fails where the node is down, until the node controller marks ${eps.length === 1 ? 'the Pod' : 'the Pods'} not ready.`,
+        evidence: [
+          ...down.evidence,
+          ...eps.map((e) => read(`EndpointSlice ${e.slice}: ${endpointLine(e)} (last posted)`)),
+        ],
+        next: describeNode(down.node),
+        node: down.node,
+      },
+    ),
+  );
+}
+
 /** Endpoints counted as Pods: a dual-stack Pod is one endpoint with an address in each family. */
 function perFamily(eps: PortEndpoint[]): { count: (list: PortEndpoint[]) => number; note: string } {
   const families = [...new Set(eps.map((e) => familyOf(e.ip)))].sort();
@@ -358,6 +392,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
     ...out,
     ...legacyAgreement(ctx, svc, all),
     ...(unlisted && served ? [unlisted] : []),
+    ...readyOnDownNodes(ctx, svc, all),
     ...mismatches(ctx, svc, all),
   ];
 }
