@@ -37,7 +37,7 @@ describe('a real server row without its columns', () => {
     for (const ep of t.endpoints)
       assert.match(
         ep.shareUnknown ?? '',
-        /^its real servers at lines 2, 3 show no columns after their addresses: their weights are not in the paste$/,
+        /^its real servers at lines 2, 3 show no columns after their addresses: their weights are not in the listing$/,
       );
   });
 });

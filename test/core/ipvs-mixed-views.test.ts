@@ -49,3 +49,58 @@ describe('IPVS: a paste with a counter view and -Ln of one virtual server', () =
     assert.deepEqual(unknown('1.2.3.9:80'), ['ipvsadm --stats shows no weights']);
   });
 });
+
+describe('IPVS: the same listing run again over time (repeated samples)', () => {
+  // `ipvsadm -Ln --stats` run again after traffic: the same virtual servers, counters grown
+  const later = STATS.map((l) =>
+    l
+      .replace('   10       60        0     3960', '   16       96        0     6336')
+      .replace('    5       30        0     1980', '    8       48        0     3168'),
+  );
+
+  it('a later sample is no repeat: the rows it prints again are samples, the later read', () => {
+    const t = parseIpvs([...STATS, ...later].join('\n') + '\n');
+    assert.deepEqual(t.duplicates, []);
+    assert.deepEqual(t.samples, [12, 13, 14, 15, 16]);
+    assert.deepEqual(
+      t.services.map((s) => [s.address, s.realServers.map((r) => r.address)]),
+      [
+        ['1.2.3.4:80', ['172.80.0.2:80', '172.80.0.3:80']],
+        ['1.2.3.9:80', ['172.80.0.9:80']],
+      ],
+    );
+  });
+
+  it('a real server the later sample no longer lists is gone: the later sample is kept', () => {
+    const gone = later.filter((l) => !l.includes('172.80.0.3:80'));
+    const t = parseIpvs([...STATS, ...gone].join('\n') + '\n');
+    assert.deepEqual(
+      t.services.find((s) => s.address === '1.2.3.4:80')!.realServers.map((r) => r.address),
+      ['172.80.0.2:80'],
+    );
+  });
+
+  it('the same counts after a prompt or a log line: ipvsadm run again, not lines pasted twice', () => {
+    const t = parseIpvs(
+      [...STATS, '21:23:48 - INFO: Generating HTTP traffic', ...STATS].join('\n') + '\n',
+    );
+    assert.deepEqual([t.duplicates, t.samples], [[], [13, 14, 15, 16, 17]]);
+  });
+
+  it('weights an -Ln listing gave stay with a later --stats sample; a later -Ln sample gives its own', () => {
+    const reweighted = LIST.map((l) =>
+      l.replace('Masq    3      0          0', 'Masq    1      0          0'),
+    );
+    const t = parseIpvs(
+      [...STATS, ...LIST, '$ ipvsadm -Ln --stats', ...later, '$ ipvsadm -Ln', ...reweighted].join(
+        '\n',
+      ) + '\n',
+    );
+    const vs = t.services.find((s) => s.address === '1.2.3.4:80')!;
+    assert.deepEqual(
+      vs.realServers.map((r) => r.weight),
+      [1, 1],
+    );
+    assert.deepEqual(t.duplicates, []);
+  });
+});

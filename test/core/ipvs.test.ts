@@ -391,7 +391,8 @@ TCP  10.96.0.1:443 rr
     assert.ok(isIpvs(text));
     const t = parseIpvs(text, 'p.txt');
     assert.equal(t.services.length, 1);
-    assert.deepEqual(t.duplicates, [4, 7]);
+    // after a line of its own ('sleep 1', '--rate'): ipvsadm run again, not the lines pasted twice
+    assert.deepEqual([t.duplicates, t.samples], [[], [4, 7]]);
   });
 
   it('a header cut inside a title (or the version line before its ")") is where the paste ends', () => {
@@ -594,7 +595,7 @@ TCP  node-a:frobnitz rr
     assert.equal(new Set(chains).size, trees.length, chains.join(', '));
     const cut = trees.flatMap((t) => t.endpoints).find((e) => e.line === 5)!;
     assert.equal(cut.address, 'ip-10-0-62-92.ec2.internal');
-    assert.match(cut.portUnknown ?? '', /cut its name .*port is not in the paste/);
+    assert.match(cut.portUnknown ?? '', /cut its name .*port is not in the listing/);
     const text = kdebug(['rules', '--file', '-', '-o', 'text'], { input: listing }).stdout;
     assert.doesNotMatch(text, /cluster IP|node port|internal:9\b/);
     assert.match(text, /DNAT ->\s+ip-10-0-62-92\.ec2\.internal:port unknown/);

@@ -247,6 +247,13 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.duplicates,
       `line${d.duplicates.length === 1 ? '' : 's'} ${d.duplicates.join(', ')} repeat${d.duplicates.length === 1 ? 's' : ''} a virtual or real server already read (pasted twice?): read once`,
     );
+  if (d.samples)
+    sayAt(
+      d.samples,
+      d.samplesBy
+        ? `line${d.samples.length === 1 ? '' : 's'} ${lineRange(d.samples)} list${d.samples.length === 1 ? 's' : ''} again virtual or real servers already listed, printed by ${d.samplesBy}: read as one node's, the later listing of each kept`
+        : `line${d.samples.length === 1 ? '' : 's'} ${lineRange(d.samples)} list${d.samples.length === 1 ? 's' : ''} again virtual or real servers already listed, in a later listing of the same view: ipvsadm run again (repeated samples, counters grown): the later sample of each read`,
+    );
   if (d.noAddress)
     sayAt(
       d.noAddress,

@@ -213,8 +213,8 @@ function endpointsOf(
 /** Why no share is stated: these real servers' lines show no columns after the address. */
 const bareText = (lines: number[]) =>
   lines.length === 1
-    ? `its real server at line ${lines[0]} shows no columns after its address: its weight is not in the paste`
-    : `its real servers at lines ${lines.join(', ')} show no columns after their addresses: their weights are not in the paste`;
+    ? `its real server at line ${lines[0]} shows no columns after its address: its weight is not in the listing`
+    : `its real servers at lines ${lines.join(', ')} show no columns after their addresses: their weights are not in the listing`;
 
 const VIEW_FLAG: Partial<Record<IpvsTable['view'], string>> = {
   stats: 'ipvsadm --stats',
@@ -223,10 +223,10 @@ const VIEW_FLAG: Partial<Record<IpvsTable['view'], string>> = {
 };
 
 /** Why a real server's port is not said: ipvsadm -l cut its name. */
-const REAL_NAME_CUT = `\`ipvsadm -l\` cut its name at the column's width (${REAL_SERVER_WIDTH} characters): its port is not in the paste`;
+const REAL_NAME_CUT = `\`ipvsadm -l\` cut its name at the column's width (${REAL_SERVER_WIDTH} characters): its port is not in the listing`;
 
 /** The same where the cut came before any ":": the host as printed may be only its start. */
-const REAL_HOST_CUT = `\`ipvsadm -l\` cut its name at the column's width (${REAL_SERVER_WIDTH} characters) before any ":": its host may be cut too, its port is not in the paste`;
+const REAL_HOST_CUT = `\`ipvsadm -l\` cut its name at the column's width (${REAL_SERVER_WIDTH} characters) before any ":": its host may be cut too, its port is not in the listing`;
 
 /** A cut "host:po" -> its host, port unknown; a cut without a ":" -> no address, its printed start
  * kept apart (a name ending at the column's width is not told from a cut one). */

@@ -13,14 +13,21 @@ import {
   isIptablesRuleLine,
 } from '../../iptables/read/paste/other-lines/iptables-lines.js';
 import { kubectlLines } from '../../paste/foreign.js';
+import { commandTarget } from '../../paste/target.js';
 import { unquoted, type Quote } from '../../iptables/read/paste/mangled/quoted.js';
-import { countersOnly, startRead, unreadable, type ListingRead } from './listing/state.js';
+import {
+  countersOnly,
+  settleRelistings,
+  startRead,
+  unreadable,
+  type ListingRead,
+} from './listing/state.js';
 import { readElision } from './listing/elisions.js';
 import { dpvsMessage, readViewLine } from './listing/views.js';
 import { readVirtualServer, SERVICE } from './listing/virtual-server-line.js';
 import { readRealServerLine } from './listing/real-server-line.js';
 import { readSaveLine } from './listing/save-line.js';
-import { endsAtVirtualServer, readsLastLine } from './listing/end.js';
+import { endsAtVirtualServer, noun, readsLastLine } from './listing/end.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */
@@ -80,6 +87,12 @@ export interface IpvsTable {
   skipped: number[];
   /** Lines that repeat a virtual server or real server already read (pasted twice). */
   duplicates: number[];
+  /** Rows of a later listing of servers already read, ipvsadm run again (its counts differ, or
+   * other lines come between): repeated samples, the later of each read. */
+  samples?: number[];
+  /** Who printed the later listings, where not one node run again: other hosts or pods (their
+   * prompts, commands or labels name them), or a loop's runs: read as one node's all the same. */
+  samplesBy?: string;
   /** Elision lines ("...") inside the listing: virtual servers may be missing. */
   elided: number[];
   /** Real server lines after an elision and before any virtual server line: whose they are was
@@ -265,6 +278,11 @@ function skipLine(r: ListingRead, t: string, no: number): void {
   if (isIptablesRuleLine(t)) r.iptablesLines.push(no);
   // a prompt, a command or prose between an elision and a listing: the elision is another's
   r.elidedAbove = undefined;
+  // whose listing follows: the host or pod the line names (a prompt, ssh, kubectl exec, a label
+  // a loop echoes); a loop typed prints one listing per run
+  const target = commandTarget(t) ?? hostLabel(t);
+  if (target !== undefined) r.target = target;
+  if (LOOP.test(t)) r.loopAt ??= no;
   r.skipped.push(no);
   // a name met again after a line not of the listing is another output's (a command typed
   // again, a label between samples): the same virtual server, not another of one host name
@@ -286,6 +304,7 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
     );
   if (dpvs.match.length > 0 && services.length === 0)
     throw new IpvsParseError(r.file, dpvs.match[0]!, dpvsMessage(dpvs.match));
+  const samples = settleRelistings(r);
   const kubectl = kubectlLines(r.lines, r.skipped);
   const renamed = r.numeric !== undefined && r.names ? namedHosts(services) : [];
   const names = r.names && renamed.length === 0;
@@ -295,8 +314,8 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
     for (const vs of services)
       vs.partial ??=
         services.length === 1
-          ? "the paste shows this virtual server's line alone, without ipvsadm's header or any real server line: its real servers are unknown"
-          : 'the paste shows no real server lines (filtered, as by grep): its real servers are unknown';
+          ? `the ${noun(r)} shows this virtual server's line alone, without ipvsadm's header or any real server line: its real servers are unknown`
+          : `the ${noun(r)} shows no real server lines (filtered, as by grep): its real servers are unknown`;
   // a counter view beside an -L listing: the virtual servers only it lists show no weights
   if (r.listed)
     for (const vs of services) {
@@ -311,6 +330,8 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
     services,
     skipped: r.skipped,
     duplicates: r.duplicates,
+    ...(samples.lines.length > 0 ? { samples: samples.lines } : {}),
+    ...(samples.by ? { samplesBy: samples.by } : {}),
     elided: r.elided,
     ...(r.ownerElided.length > 0 ? { ownerElided: r.ownerElided } : {}),
     ...(r.ownerAbove.length > 0 ? { ownerAbove: r.ownerAbove } : {}),
@@ -340,6 +361,19 @@ function lineKind(raw: string): string {
   if (/^(?:->|-[aed] )/.test(t)) return "a real server's row";
   if (/^(?:TCP|UDP|SCTP|FWM)\b|^-[AED] /.test(t)) return "a virtual server's row";
   return "ipvsadm's header";
+}
+
+/** A shell loop typed (`for x in ...; do`, `while ...`, `xargs`): its command runs once per item. */
+const LOOP = /(?:^|[\s;$#>])(?:for\s+\w+\s+in\b|while\s|do$)|\bxargs\b/;
+
+/** A line that only names a host, as a loop echoes one before each run's output (`>>> 10.0.0.1`,
+ * `==> node-a <==`, `[node-a]`): that host. */
+function hostLabel(t: string): string | undefined {
+  const m = /^[\s>=#*[\-:]*((?:\d{1,3}\.){3}\d{1,3}|[a-z][\w-]*(?:\.[\w-]+)*)[\s<=#*\]\-:]*$/i.exec(
+    t,
+  );
+  // a bare word is a name only with the marks around it a label has
+  return m && (/^\d/.test(m[1]!) || m[0] !== m[1]) ? `host ${m[1]}` : undefined;
 }
 
 /** `ipvsadm` typed with -n (--numeric): it prints addresses and ports as numbers. */

@@ -5,7 +5,15 @@
 import { IpvsParseError, type IpvsRealServer, type IpvsView } from '../listing.js';
 import { realNameCut } from '../printing.js';
 import { isName, nameHost } from '../addresses.js';
-import { inView, noteView, unreadable, type ListingRead } from './state.js';
+import {
+  inView,
+  noteRow,
+  noteTarget,
+  noteView,
+  relistingOf,
+  unreadable,
+  type ListingRead,
+} from './state.js';
 import { bareStart } from './elisions.js';
 
 /** The forwarding methods ipvsadm's fwd_name prints (DPVS's ipvsadm: FullNat, SNAT). */
@@ -33,17 +41,28 @@ export function readRealServerLine(r: ListingRead, t: string, no: number): boole
     return true;
   }
   const again = current.realServers.find((s) => s.address === address);
+  // the virtual server a later listing prints again (a sample, or the same lines pasted twice)
+  const relisting = r.relistings.get(r.listingAt);
+  const relisted = relisting?.services.has(current) === true;
   if (again) {
+    const listed = realServer(address, words, r.view, r.columns, no);
     // -L's row of a real server a counters view (--stats, --rate) printed first: its forwarding
-    // and weight, which that view leaves out
-    if (again.weight === undefined) {
-      const listed = realServer(address, words, r.view, r.columns, no);
-      if (listed.weight !== undefined) {
-        again.weight = listed.weight;
-        if (listed.forward !== undefined) again.forward = listed.forward;
+    // and weight, which that view leaves out; a later sample's row of it: its weight now
+    if (listed.weight !== undefined && (again.weight === undefined || relisted)) {
+      again.weight = listed.weight;
+      if (listed.forward !== undefined) again.forward = listed.forward;
+      if (listed.activeConn !== undefined) {
+        again.activeConn = listed.activeConn;
+        again.inActConn = listed.inActConn;
       }
     }
-    if (inView(r, again)) r.duplicates.push(no);
+    const differs = noteRow(r, again, t);
+    if (relisted && inView(r, again) && relistingOf(r, again.line, again)) {
+      relisting!.lines.push(no);
+      relisting!.realServers.add(again);
+      relisting!.differs ||= differs;
+    } else if (inView(r, again)) r.duplicates.push(no);
+    else if (relisted) relisting!.realServers.add(again);
     noteView(r, again);
     return true;
   }
@@ -64,6 +83,13 @@ export function readRealServerLine(r: ListingRead, t: string, no: number): boole
     r.cutNames.push(no);
   }
   noteView(r, rs);
+  noteRow(r, rs, t);
+  noteTarget(r, rs);
+  // a real server a later sample lists that the earlier did not: the sample differs
+  if (relisted) {
+    relisting!.realServers.add(rs);
+    relisting!.differs = true;
+  }
   current.realServers.push(rs);
   if (no === r.last && words.length > 0 && r.columns[words.length - 1])
     r.lastColumn = r.columns[words.length - 1];

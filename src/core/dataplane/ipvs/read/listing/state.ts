@@ -42,6 +42,18 @@ export interface ListingRead {
   listed?: true;
   /** The views each virtual and real server was read in: a second view of one is no repeat. */
   viewsOf: WeakMap<object, Set<IpvsView>>;
+  /** Each server's last row in each view, as printed: a later listing's row of it that differs
+   * is a later sample (ipvsadm run again), not the same lines pasted twice. */
+  rowsOf: WeakMap<object, Map<IpvsView, string>>;
+  /** The rows of servers already read that a later listing (its own header, or after a prompt)
+   * prints again in the same view, by the line that listing starts at. */
+  relistings: Map<number, Relisting>;
+  /** The host or pod the last line typed or labelled names (`ssh node-a ipvsadm -Ln`, a prompt
+   * `root@node-a:~#`, a loop's `>>> 10.0.0.1`), and the one each server was first read under. */
+  target?: string;
+  targetOf: WeakMap<object, string | undefined>;
+  /** A loop typed above the listings (`for ... do`, `xargs`): each listing one run's. */
+  loopAt?: number;
   /** What the words after a real server's address are. */
   columns: string[];
   /** A real server's row showed words after its address: one at the paste's end without them
@@ -75,6 +87,23 @@ export interface ListingRead {
   inMatch: boolean;
 }
 
+/** A later listing's rows of servers an earlier one printed in the same view: ipvsadm run again
+ * (a sample, where a row differs: counters grown, a real server gone; or where other lines come
+ * between them) or the same lines pasted twice (back to back, none differing). */
+export interface Relisting {
+  lines: number[];
+  differs: boolean;
+  /** A line not of the listing (a prompt, a command, prose, a log's) comes between the earlier
+   * listing and this one: ipvsadm run again, whether or not a row differs. */
+  apart: boolean;
+  /** The host or pod it is printed for, where it is not the earlier listing's (another node's
+   * listing, not a later sample of the same). */
+  otherTarget?: string;
+  /** The virtual servers it lists again, and the real servers it lists of them. */
+  services: Set<IpvsService>;
+  realServers: Set<object>;
+}
+
 /** A read not started, of `lines` from `file`. */
 export function startRead(
   file: string,
@@ -90,6 +119,9 @@ export function startRead(
     services: [],
     byAddress: new Map(),
     viewsOf: new WeakMap(),
+    rowsOf: new WeakMap(),
+    relistings: new Map(),
+    targetOf: new WeakMap(),
     skipped: [],
     duplicates: [],
     elided: [],
@@ -130,6 +162,64 @@ export function noteView(r: ListingRead, server: object): void {
   const views = r.viewsOf.get(server) ?? new Set<IpvsView>();
   views.add(r.view ?? 'list');
   r.viewsOf.set(server, views);
+}
+
+/** Notes `server`'s row as the current view printed it; true where the row differs from the last
+ * one of it in that view. */
+export function noteRow(r: ListingRead, server: object, row: string): boolean {
+  const rows = r.rowsOf.get(server) ?? new Map<IpvsView, string>();
+  const view = r.view ?? 'list';
+  const differs = rows.has(view) && rows.get(view) !== row;
+  rows.set(view, row);
+  r.rowsOf.set(server, rows);
+  return differs;
+}
+
+/** The later listing being read, where one started after `server` was first read: its rows of
+ * servers read before are samples or repeats (see Relisting), not lines of one listing printed
+ * twice. */
+export function relistingOf(r: ListingRead, line: number, server: object): Relisting | undefined {
+  if (line >= r.listingAt || r.listingAt === 0) return undefined;
+  let group = r.relistings.get(r.listingAt);
+  if (!group) {
+    const apart = r.skipped.some((l) => l > line);
+    group = { lines: [], differs: false, apart, services: new Set(), realServers: new Set() };
+    r.relistings.set(r.listingAt, group);
+  }
+  const earlier = r.targetOf.get(server);
+  if (r.target !== undefined && earlier !== undefined && r.target !== earlier)
+    group.otherTarget = r.target;
+  return group;
+}
+
+/** Notes the host or pod `server` is first read under. */
+export const noteTarget = (r: ListingRead, server: object) => r.targetOf.set(server, r.target);
+
+/** The later listings read: those with a row that differs are samples, the later kept (a real
+ * server a sample no longer lists is gone); the others repeat earlier lines (pasted twice). */
+export function settleRelistings(r: ListingRead): { lines: number[]; by?: string } {
+  const samples: number[] = [];
+  const targets = new Set<string>();
+  for (const group of r.relistings.values()) {
+    if (!group.differs && !group.apart) {
+      r.duplicates.push(...group.lines);
+      continue;
+    }
+    samples.push(...group.lines);
+    if (group.otherTarget !== undefined) targets.add(group.otherTarget);
+    for (const vs of group.services)
+      vs.realServers = vs.realServers.filter((rs) => group.realServers.has(rs));
+  }
+  r.duplicates.sort((a, b) => a - b);
+  samples.sort((a, b) => a - b);
+  // who printed the later listings: other hosts or pods, or the runs of a loop
+  const by =
+    targets.size > 0
+      ? `${[...targets].join(', ')} (not the host or pod of the first listing)`
+      : r.loopAt !== undefined
+        ? `the loop typed at line ${r.loopAt} (each run's host or pod not said)`
+        : undefined;
+  return { lines: samples, ...(by ? { by } : {}) };
 }
 
 /** Whether a server met again was read in this view before (printed twice): -L after --stats of

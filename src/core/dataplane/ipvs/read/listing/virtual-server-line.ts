@@ -6,7 +6,15 @@ import { IpvsParseError, type IpvsService } from '../listing.js';
 import { virtualNameCut } from '../printing.js';
 import { hostName, isName } from '../addresses.js';
 import { SCHEDULERS } from '../../schedulers.js';
-import { inView, noteView, unreadable, type ListingRead } from './state.js';
+import {
+  inView,
+  noteRow,
+  noteTarget,
+  noteView,
+  relistingOf,
+  unreadable,
+  type ListingRead,
+} from './state.js';
 import { bareStart } from './elisions.js';
 import { schedulerCut } from './end.js';
 
@@ -79,7 +87,7 @@ export function readVirtualServer(r: ListingRead, t: string, no: number): boolea
     r.cut = no;
     return true;
   }
-  addService(r, m, counters ? undefined : rest[0], no);
+  addService(r, m, counters ? undefined : rest[0], no, t);
   return true;
 }
 
@@ -89,6 +97,7 @@ function addService(
   m: RegExpExecArray,
   scheduler: string | undefined,
   no: number,
+  row: string,
 ): void {
   const protocol = PROTOCOLS[m[1]!]!;
   r.names ||= isName(m[2]!);
@@ -101,8 +110,15 @@ function addService(
   // listing is another virtual server (an address of the same host name, or a cut name)
   const another = seen !== undefined && (nameCut || hostName(m[2]!)) && seen.line > r.listingAt;
   if (seen && !another) {
-    // the same virtual server again: its real servers are read once
-    if (inView(r, seen)) r.duplicates.push(no);
+    // the same virtual server again: its real servers are read once; a later listing's row of it
+    // is a later sample where it differs (ipvsadm run again), else the same lines pasted twice
+    const relisting = inView(r, seen) ? relistingOf(r, seen.line, seen) : undefined;
+    const differs = noteRow(r, seen, row);
+    if (relisting) {
+      relisting.lines.push(no);
+      relisting.services.add(seen);
+      relisting.differs ||= differs;
+    } else if (inView(r, seen)) r.duplicates.push(no);
     noteView(r, seen);
     // -L's line of it after a counters view's (--stats, --rate): the scheduler that view leaves out
     if (seen.scheduler === undefined && scheduler !== undefined && SCHEDULERS.has(scheduler))
@@ -127,6 +143,8 @@ function addService(
     line: no,
   };
   noteView(r, r.current);
+  noteRow(r, r.current, row);
+  noteTarget(r, r.current);
   r.services.push(r.current);
   r.byAddress.set(key, r.current);
 }
