@@ -76,6 +76,42 @@ describe('iptables-save piped through grep without context options', () => {
     assert.equal(web?.partial, undefined, text);
   });
 
+  // the Service's chains named in one pattern of alternatives (`iptables-save | egrep "A|B|VIP"`):
+  // each alternative is matched as a grep of it alone would be
+  for (const command of [
+    `grep -E '${SVC}|KUBE-SEP-AAAAAAAAAAAAAAA1|KUBE-SEP-AAAAAAAAAAAAAAA2|10.96.0.50'`,
+    `egrep "${SVC}|KUBE-SEP-AAAAAAAAAAAAAAA1|KUBE-SEP-AAAAAAAAAAAAAAA2|10.96.0.50"`,
+    `grep '${SVC}\\|KUBE-SEP-AAAAAAAAAAAAAAA1\\|KUBE-SEP-AAAAAAAAAAAAAAA2\\|10.96.0.50'`,
+    `grep -e ${SVC} -e KUBE-SEP-AAAAAAAAAAAAAAA1 -e KUBE-SEP-AAAAAAAAAAAAAAA2 -e 10.96.0.50`,
+  ])
+    it(`chain names among alternatives (\`${command.slice(0, 20)}…\`): those chains whole, the shares stand`, () => {
+      const { web, text } = read(command, () => true);
+      assert.equal(web?.partial, undefined, text);
+      assert.deepEqual(
+        web?.endpoints.map((e) => [e.address, e.probability, e.shareUnknown]),
+        [
+          ['10.244.1.5:80', 0.5, undefined],
+          ['10.244.2.6:80', 0.5, undefined],
+        ],
+        text,
+      );
+      assert.match(text.split('\n')[0]!, /filtered by `/);
+    });
+
+  it('alternatives naming one endpoint chain of two: the Service chain is part, no share stated', () => {
+    const { web, text } = read(`grep -E '${SVC}|KUBE-SEP-AAAAAAAAAAAAAAA1'`, (l) =>
+      /KUBE-SVC-B|KUBE-SEP-AAAAAAAAAAAAAAA1/.test(l),
+    );
+    // the Service chain's rules are whole (the grep names it), the second endpoint's chain is not
+    // in the paste: its DNAT target unknown, the shares still the Service chain's
+    assert.equal(web?.partial, undefined, text);
+    assert.deepEqual(
+      web?.endpoints.map((e) => e.address),
+      ['10.244.1.5:80', '10.244.2.6:80'],
+      text,
+    );
+  });
+
   it('grep -v keeps lines without the pattern: no chain is whole', () => {
     const { web, text } = read('grep -v KUBE-SEP-AAAAAAAAAAAAAAA1', () => true);
     assert.ok(web?.partial, text);
@@ -96,6 +132,14 @@ describe('grepFilter', () => {
     assert.equal(grepFilter("iptables-save | grep '\\-A KUBE-SVC'")?.fixed, '-A KUBE-SVC');
     assert.equal(grepFilter('iptables-save | grep nginx # no rows')?.fixed, 'nginx');
     assert.equal(grepFilter("iptables-save | grep -E 'a|b'")?.fixed, undefined);
+    assert.deepEqual(grepFilter("iptables-save | grep -E 'a|b'")?.anyOf, ['a', 'b']);
+    assert.deepEqual(grepFilter('iptables-save |egrep "a|1.2.3.4"')?.anyOf, ['a', '1.2.3.4']);
+    assert.deepEqual(grepFilter("iptables-save | grep 'a\\|b'")?.anyOf, ['a', 'b']);
+    assert.deepEqual(grepFilter('iptables-save | grep -e a -e b')?.anyOf, ['a', 'b']);
+    // in a basic pattern "|" is itself; an operator among the alternatives: not fixed strings
+    assert.equal(grepFilter("iptables-save | grep 'a|b'")?.anyOf, undefined);
+    assert.equal(grepFilter("iptables-save | grep -E 'a.*|b'")?.anyOf, undefined);
+    assert.equal(grepFilter("iptables-save | grep -vE 'a|b'")?.anyOf, undefined);
     assert.equal(grepFilter('iptables-save | grep KUBE | grep nginx')?.fixed, undefined);
     assert.equal(grepFilter('iptables-save | grep -A3 nginx'), undefined);
     assert.equal(grepFilter('iptables-save'), undefined);

@@ -108,6 +108,10 @@ export interface GrepFilter {
   /** The pattern as a fixed string where grep keeps exactly the lines holding it (one grep, no
    * -v/-x, no regex operator); undefined where which lines it kept cannot be said so. */
   fixed?: string;
+  /** The fixed strings of a pattern of alternatives (`grep -E 'a|b'`, `egrep`, `grep 'a\\|b'`,
+   * `grep -e a -e b`), where grep keeps exactly the lines holding any one of them; undefined
+   * where the pattern is one (`fixed`) or not of fixed strings. */
+  anyOf?: string[];
   ignoreCase: boolean;
 }
 
@@ -187,9 +191,9 @@ export function grepFilter(line: string): GrepFilter | undefined {
         !HEAD.test(stage),
     );
   if (filters.length === 0) return undefined;
-  const grep = /^\s*(?:sudo\s+)?(?:\S*\/)?[ef]?grep(\s.*)?$/.exec(filters[0]!);
+  const grep = /^\s*(?:sudo\s+)?(?:\S*\/)?([ef]?)grep(\s.*)?$/.exec(filters[0]!);
   // a shell comment after it (`grep nginx # no rows`) is not its argument
-  const args = (grep?.[1] ?? '').replace(/(?:^|\s)#.*/, '');
+  const args = (grep?.[2] ?? '').replace(/(?:^|\s)#.*/, '');
   const stages = filters.map((f) => f.replace(/(?:^|\s)#.*/, '').trim());
   if (!grep || filters.length > 1)
     return { command: stages.join(' | '), keeps: keepsOf(stages), ignoreCase: false };
@@ -200,20 +204,44 @@ export function grepFilter(line: string): GrepFilter | undefined {
   const options = words.filter((w, k) => w.option && !afterE(k));
   const pattern = patterns.length > 0 ? patterns[0] : words.find((w) => !w.option);
   const text = pattern?.text;
-  const fixedForm = options.some((o) => /^-[a-zA-Z]*F|^--fixed/.test(o.text));
+  const fixedForm = grep![1] === 'f' || options.some((o) => /^-[a-zA-Z]*F|^--fixed/.test(o.text));
+  const extended = grep![1] === 'e' || options.some((o) => /^-[a-zA-Z]*E|^--extended/.test(o.text));
   // a quote left open (`grep -E 'a|b` cut): the pattern goes on past what was read
   const split = /['"]/.test(args.replace(/'[^']*'|"[^"]*"/g, ''));
-  const literal =
+  const holding =
     !split &&
-    patterns.length <= 1 &&
     text !== undefined &&
     text !== '' &&
-    !options.some((o) => o.text !== '-e' && NOT_HOLDING.test(o.text)) &&
-    (fixedForm || !OPERATOR.test(text));
+    !options.some((o) => o.text !== '-e' && NOT_HOLDING.test(o.text));
+  const literal = holding && patterns.length <= 1 && (fixedForm || !OPERATOR.test(text));
+  // alternatives each of fixed text: grep keeps the lines holding any one of them
+  const alternatives =
+    holding && !literal
+      ? anyOf(patterns.length > 0 ? patterns.map((p) => p.text) : [text!], fixedForm, extended)
+      : undefined;
   return {
-    command: `grep${args}`.trim(),
+    command: `${grep![1]}grep${args}`.trim(),
     keeps: stageKeeps(stages[0]!),
     ignoreCase: options.some((o) => /^-[a-zA-Z]*i|^--ignore-case/.test(o.text)),
-    ...(literal ? { fixed: fixedForm ? text : text.replace(/\\([-.])/g, '$1') } : {}),
+    ...(literal ? { fixed: fixedForm ? text : unescaped(text) } : {}),
+    ...(alternatives ? { anyOf: alternatives } : {}),
   };
+}
+
+/** A fixed pattern as grep matches it: `\-` and `\.` are the characters themselves. */
+const unescaped = (text: string) => text.replace(/\\([-.])/g, '$1');
+
+/** The fixed strings a grep's patterns match any one of: each `-e` pattern, split at the
+ * alternation of its syntax (`|` extended, `\|` basic, GNU's); undefined where one is not
+ * fixed text (another regex operator) or empty. */
+function anyOf(patterns: string[], fixedForm: boolean, extended: boolean): string[] | undefined {
+  const out: string[] = [];
+  for (const p of patterns) {
+    const parts = fixedForm ? [p] : extended ? p.split(/(?<!\\)\|/) : p.split('\\|');
+    for (const part of parts) {
+      if (part === '' || (!fixedForm && OPERATOR.test(part))) return undefined;
+      out.push(fixedForm ? part : unescaped(part));
+    }
+  }
+  return out.length > 1 ? out : undefined;
 }

@@ -167,14 +167,23 @@ export class GrepWindows {
   }
 }
 
-/** The fixed pattern as grep matches it: a "." stands for any character. */
-const matcher = (f: Filtered): RegExp | undefined =>
-  f.fixed === undefined
+/** The fixed strings a grep's pattern matches: one, or any of its alternatives. */
+const fixedOf = (f: GrepFilter): string[] | undefined =>
+  f.fixed !== undefined ? [f.fixed] : f.anyOf;
+
+/** The fixed pattern as grep matches it (any of its alternatives): a "." stands for any
+ * character. */
+const matcher = (f: Filtered): RegExp | undefined => {
+  const fixed = fixedOf(f);
+  return fixed === undefined
     ? undefined
     : new RegExp(
-        f.fixed.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '.' ? '.' : `\\${c}`)),
+        fixed
+          .map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '.' ? '.' : `\\${c}`)))
+          .join('|'),
         f.ignoreCase ? 'i' : '',
       );
+};
 
 /** Whether the rules after a grep can be its output: each holds its pattern, where it is fixed.
  * Rules that do not were put there by hand (more than grep prints), not filtered by it. */
@@ -205,9 +214,9 @@ const NAMED_RULES = new Set(['KUBE-SVC', 'KUBE-SVL', 'KUBE-SEP']);
 export function filteredChains(t: Table, f: Filtered, named: boolean): number[] {
   const within = (line: number | undefined) =>
     line !== undefined && line >= f.start && line <= f.end;
-  const fixed = f.fixed && (f.ignoreCase ? f.fixed.toLowerCase() : f.fixed);
+  const fixed = fixedOf(f)?.map((x) => (f.ignoreCase ? x.toLowerCase() : x));
   const holds = (s: string) =>
-    fixed !== undefined && (f.ignoreCase ? s.toLowerCase() : s).includes(fixed);
+    fixed !== undefined && fixed.some((x) => (f.ignoreCase ? s.toLowerCase() : s).includes(x));
   const out: number[] = [];
   for (let c = 0; c < t.chainCount; c++) {
     const ids = t.ruleIdsOf(c);
