@@ -221,6 +221,7 @@ export function walkRule(b: Uint8Array, lex: RuleLexer, c: Int32Array, parts?: R
           c[2 * H.to] = vs;
           c[2 * H.to + 1] = ve;
         }
+        checkNatTarget(b, vs, ve);
         // iptables 1.4.x cannot print a DNAT range it did not write: ":0 --persistent ..."
         if (b[vs] === 58 /* : */ && ve - vs === 2 && b[vs + 1] === 48) flags |= RuleFlag.dnatQuirk;
       } else if (is(b, s, e, O_PERSISTENT) && toCount > 0 && b[c[2 * H.to]!] === 58) {
@@ -230,6 +231,24 @@ export function walkRule(b: Uint8Array, lex: RuleLexer, c: Int32Array, parts?: R
     }
   }
   return flags;
+}
+
+/** A NAT target whose address its author hid ("<IP>:8080", "x.x.x.x:80", "10.244.x.x:8080",
+ * "{{ pod ip }}:80"): iptables prints every address as numbers, so it is none the node holds;
+ * thrown with the address, as an -s or -d hidden so is (unread-rules.ts says it). */
+const HIDDEN_NAT_TARGET =
+  /^(?=[^:]*[xX*<{]|\[[^\]]*[xX*])(?:[\dxX*]{1,3}(?:\.[\dxX*]{1,3}){3}|<[^<>]+>|\{\{[^{}]*\}\}|\[[\da-fA-FxX*:]+\])(?::\d+(?:-\d+)?)?$/;
+
+function checkNatTarget(b: Uint8Array, s: number, e: number): void {
+  // the bytes iptables prints in one are digits, dots, colons, a dash and brackets, hex digits
+  for (let k = s; k < e; k++) {
+    const ch = b[k]!;
+    if (ch === 120 || ch === 88 || ch === 42 || ch === 60 || ch === 123) {
+      const to = text(b, s, e);
+      if (HIDDEN_NAT_TARGET.test(to)) throw new LineSyntaxError(`"${to}" is not an address`, to);
+      return;
+    }
+  }
 }
 
 function checkAddress(b: Uint8Array, s: number, e: number): void {

@@ -128,8 +128,13 @@ export class Cuts {
       this.state.warn('elided', cut.said, cut.line);
     }
     const last = this.state.lastTable === t ? this.state.lastChain : -1;
-    // a COMMIT the paste holds ends its last chain
-    if (last >= 0 && !whole.has(last) && (cut || (!declared && !t.committed)))
+    // a COMMIT the paste holds ends its last chain; a rule of it not read (hidden by hand, a control
+    // byte) already says why it is partial, and more tellingly than the paste's end
+    if (
+      last >= 0 &&
+      !whole.has(last) &&
+      (cut || (!declared && !t.committed && !t.partial.has(t.nameOf(last))))
+    )
       t.partial.set(
         t.nameOf(last),
         cut

@@ -50,7 +50,7 @@ export class Families {
   familyShown(t: Table): IPFamily | undefined {
     const said = this.state.typedFor.get(t)?.ip6 ? 'IPv6' : this.state.declared.get(t);
     // the rules' own addresses outweigh a command or save line (one typed above other output)
-    const own = addressFamily(t);
+    const own = addressFamily(t) ?? this.state.hiddenFamilies.get(t);
     if (own && said && own !== said && !this.misdeclared.has(t)) {
       this.misdeclared.add(t);
       this.state.warn(
@@ -107,7 +107,7 @@ export function lineFamily(spec: string): IPFamily | undefined {
 /** The family of an address as iptables prints it: IPv6 bracketed ("[fd00::1]:80") or with two
  * colons or more; IPv4 otherwise ("10.0.0.1", "10.0.0.1-10.0.0.3:80"); none for a port alone
  * (":80") or nothing. */
-function familyOfAddress(value: string): IPFamily | undefined {
+export function familyOfAddress(value: string): IPFamily | undefined {
   if (value === '' || value.startsWith(':')) return undefined;
   if (value.startsWith('[') || value.indexOf(':') !== value.lastIndexOf(':')) return 'IPv6';
   return /^\d/.test(value) ? 'IPv4' : undefined;

@@ -80,6 +80,8 @@ export class ParserState {
   /** The line of a rule's tail the paste starts with (its start cut off). */
   startsMidRule: number | undefined;
   readonly declared = new Map<Table, IPFamily>(); // tables a save line or command names
+  // the family the addresses its author hid in a table's rules still show by their shape
+  readonly hiddenFamilies = new Map<Table, IPFamily>();
   readonly settled = new Set<Table>(); // tables whose family is read already
   typed: Typed | undefined; // the table a command typed before the next listing lists
   /** The family of a save command typed last, whose output (grep'ed of its *table lines)

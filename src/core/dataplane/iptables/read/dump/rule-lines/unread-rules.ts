@@ -5,6 +5,7 @@ import { excerpt } from '../../../../../sanitize.js';
 import type { Cuts } from '../cuts.js';
 import type { Sections } from '../sections.js';
 import { SP, TAB, type ParserState } from '../parser-state.js';
+import { familyOfAddress } from '../families.js';
 
 export class UnreadRules {
   constructor(
@@ -63,6 +64,11 @@ export class UnreadRules {
     const table = this.sections.target();
     const name = table.nameOf(table.chainIndex.chainAt(spec, end));
     table.partial.set(name, `a rule of it is not read: its address "${address}" is hidden`);
+    // its shape still shows the family: IPv6's colons and brackets, IPv4's four dotted parts
+    const family =
+      familyOfAddress(address.replace(/^!/, '')) ?? (/\./.test(address) ? 'IPv4' : undefined);
+    if (family === 'IPv6' || !this.state.hiddenFamilies.has(table))
+      if (family) this.state.hiddenFamilies.set(table, family);
     this.state.warn(
       'redacted',
       `a rule of ${name} not read: its address "${address}" was hidden by hand, so its chain is not claimed whole`,
@@ -87,9 +93,11 @@ export function controlByte(buf: Uint8Array, s: number, e: number): number {
   return -1;
 }
 
-/** An address its author hid: digits and separators with x's, stars or a <placeholder>. */
+/** An address its author hid: digits and separators with x's, stars or a <placeholder> (a
+ * template's {{ … }}), as a source or destination (with its prefix length) or a NAT target (with
+ * its port). */
 const REDACTED =
-  /^!?(?=[^/]*(?:[xX*]|<))(?:(?:\d{1,3}|[xX]+|\*+)(?:\.(?:\d{1,3}|[xX]+|\*+)){3}|<[^>]+>|[\da-fA-FxX*]*:[\da-fA-FxX*:]*)(?:\/\d+)?$/;
+  /^!?(?=[^/]*(?:[xX*]|<|\{\{))(?:(?:\d{1,3}|[xX]+|\*+)(?:\.(?:\d{1,3}|[xX]+|\*+)){3}|<[^>]+>|\{\{[^{}]*\}\}|\[[\da-fA-FxX*:]+\]|[\da-fA-FxX*]*:[\da-fA-FxX*:]*)(?:\/\d+|:\d+(?:-\d+)?)?$/;
 
 // An author's note typed after a rule on its line ("-A X ... -j RETURN  # why it matches"): the
 // shell's comment mark, which iptables never prints unquoted at a word's start (it quotes every

@@ -4,6 +4,10 @@
 import { SERVICE_PORTS } from '../../../../ipvs/read/service-names.js';
 import { quoted, unreadMatch } from './unread.js';
 
+/** An address (and port) its author hid in a `to:`: x's or stars for digits, a <placeholder>. */
+const HIDDEN =
+  /^(?:[\dxX*]{1,3}(?:\.[\dxX*]{1,3}){3}|<[^<>]+>|\[[\da-fA-FxX*:]+\])(?::\d+(?:-\d+)?)?$/;
+
 /** DNAT's and SNAT's `to:` as -L prints it: an address (a range), then a port (a range). */
 const TO =
   /^(?:\d{1,3}(?:\.\d{1,3}){3}(?:-\d{1,3}(?:\.\d{1,3}){3})?|\[[0-9a-fA-F:.]+\](?:-\[[0-9a-fA-F:.]+\])?|[0-9a-fA-F:]*:[0-9a-fA-F:.]+)(?::\d+(?:-\d+)?)?$/;
@@ -145,7 +149,9 @@ export function extrasOf(rest: string, target: string | undefined): Extras {
       x.matches.push(`-m nfacct --nfacct-name ${m[1]}`);
     else if ((m = take(/^multiport dports (\S+)/))) x.matches.push(`-m multiport --dports ${m[1]}`);
     else if ((m = take(/^to:(\S+)/))) {
-      if (!TO.test(m[1]!)) x.incomplete = m[0];
+      // an address its author hid ("to:<IP>:8080", "to:x.x.x.x:80") is no print cut short: the
+      // rule is read as it stands, its target said hidden (unread-rules.ts)
+      if (!TO.test(m[1]!) && !HIDDEN.test(m[1]!)) x.incomplete = m[0];
       x.targetOptions.push(`--to-${target === 'SNAT' ? 'source' : 'destination'} ${m[1]}`);
     } else if ((m = take(/^MARK (or|xor|and|set) (0x[0-9a-f]+)(?=\s|$)/i))) {
       const v = m[2]!;
