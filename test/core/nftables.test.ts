@@ -408,8 +408,13 @@ describe('the nft text listing', () => {
     assert.deepEqual(cut.cut, {
       line: at + 1,
       inside: 'table ip kube-proxy, map service-ips',
+      // no newline ends its last line (nft ends every line with one): that line may be cut too
+      unended: true,
       partly: [{ kind: 'map', name: 'service-ips' }],
     });
+    // a newline after it: the line is whole, the table cut after it
+    const ended = parseNftText(`${lines.slice(0, at + 1).join('\n')}\n`, 'cut.txt').tables[0]!;
+    assert.equal(ended.cut?.unended, undefined);
     assert.equal(fromText.cut, undefined);
     // what came before the cut is read
     assert.ok(cut.set('cluster-ips'));

@@ -384,7 +384,7 @@ const skippedWarning = (lines: number[], what: string) =>
 export const cutText = (t: NftTable) =>
   t.cut!.crash
     ? `nft crashed at line ${t.cut!.line} ("${excerpt(t.cut!.crash)}") inside ${t.cut!.inside}: what it printed before is read, what it did not print is not in the paste`
-    : `the listing ends at line ${t.cut!.line} inside ${t.cut!.inside}: it was cut there, and what came after was not read`;
+    : `the listing ends at line ${t.cut!.line} inside ${t.cut!.inside}: it was cut there${t.cut!.unended ? ` (no newline ends that line, and nft ends every line with one: it may be cut mid-way, its last word short, a port "8" of "80"; it is read as it stands)` : ''}, and what came after was not read`;
 
 /** The word of a paste's last line that may be cut short, by the column it is in. */
 const mayBeCutWord = (column: string | undefined): string =>

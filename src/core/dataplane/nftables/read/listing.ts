@@ -75,6 +75,9 @@ export interface NftTable {
     line: number;
     inside: string;
     crash?: string;
+    /** The cut line, the paste's last, has no newline after it (nft ends every line with one):
+     * it may stop mid-way, its last word short (a port "8" of "80"); it is read as it stands. */
+    unended?: true;
     anywhere?: true;
     partly?: NftBlockName[];
   };

@@ -136,10 +136,13 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     const within = chain
       ? { kind: 'chain' as const, name: chain.name }
       : set && { kind: set.kind, name: set.name };
+    // nft ends every line it prints with a newline: a last line without one may stop mid-way
+    const unended = !at && last === raw.length;
     const cut = {
       line: last,
       inside: inside.join(', '),
       ...(at?.crash ? { crash: at.crash } : {}),
+      ...(unended ? { unended: true as const } : {}),
       partly: within ? [within] : [],
     };
     add({ ...finished(open), cut });
