@@ -79,7 +79,7 @@ describe('rules in a diff', () => {
       );
       assert.match(
         drop!.condition!,
-        /loadBalancerSourceRanges; the chain's declaration is not in the paste/,
+        /loadBalancerSourceRanges; the chain's declaration is not among the lines read/,
       );
     }
   });

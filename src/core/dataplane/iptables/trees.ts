@@ -378,10 +378,11 @@ function fallThroughSources(nat: Table, chain: number, id: number): string | und
     to.add(target);
   }
   if (sources.length === 0) return undefined;
-  // its declaration not in the paste: ranges above its first rule here may be left out
+  // its declaration not read (a paste's part of the chain): ranges above its first rule here may
+  // be left out
   const above =
     nat.chainLine(chain) === undefined
-      ? `; the chain's declaration is not in the paste, so a range above line ${nat.line(nat.ruleIdOf(chain, 0))} may be left out`
+      ? `; the chain's declaration is not among the lines read, so a range above line ${nat.line(nat.ruleIdOf(chain, 0))} may be left out`
       : '';
   return `from a source outside ${sources.join(', ')} (${sources.length === 1 ? 'that source goes' : 'those go'} to ${[...to].join(', ')} first: the Service's loadBalancerSourceRanges${above})`;
 }

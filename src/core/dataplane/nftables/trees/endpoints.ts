@@ -95,7 +95,7 @@ export function endpointsOf(
  * from (its N says how many); undefined where those shown are all N. */
 function elidedMap(r: NftRule, map: { mod: number; targets: string[] }): string | undefined {
   if (!r.elided || map.targets.length >= map.mod) return undefined;
-  return `its numgen map shows ${map.targets.length} of its ${map.mod} endpoints (line ${r.elided.join(', ')} elides the rest): the others' chains and shares are not in the paste`;
+  return `its numgen map shows ${map.targets.length} of its ${map.mod} endpoints (line ${r.elided.join(', ')} elides the rest): the others' chains and shares are not in the listing`;
 }
 
 /** The lines eliding elements of the numgen maps of a Service port's service and local chains. */
