@@ -10,6 +10,8 @@ import { bareRows } from './bare.js';
 import { headless } from './headless.js';
 import { lineList, type ListViewNote } from './notes.js';
 import { ruleOf, runOn } from './row.js';
+import { typedList } from './command.js';
+import { classifyLine } from '../other-lines/classify.js';
 
 /** A paste holding an `iptables -L` listing: a Chain header, then its column header (which a
  * page may break after its first words). */
@@ -62,6 +64,18 @@ const NO_CHAIN = {
 const FENCE = /^[ \t]*(?:```|~~~)/;
 /** An arrow an author draws before a row to point at it: two dashes or equals signs or more. */
 const ARROW = /^[ \t]*(?:-{2,}|={2,})>[ \t]+/;
+/** Rows after a command typed, under no Chain line of their own. */
+const AFTER_COMMAND = {
+  rows: 'rows after a command typed, under no Chain line of their own (another output, not the chain above)',
+  rest: 'its other rules not in the paste',
+};
+
+/** A line typed at a shell: a prompt and its command, or the command alone. */
+const typedCommand = (line: string) => {
+  const kind = classifyLine(line.trim()).kind;
+  return kind === 'prompt' || kind === 'command';
+};
+
 /** The built-in chains in the order -L lists them. */
 const BUILT_IN = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
 
@@ -86,6 +100,11 @@ export function listViewToRules(text: string): ListViewRules {
   // next chain's, its Chain line left out, so the rows under it are no chain's the paste names
   let chainless: number | undefined;
   const chainlessRows: number[] = [];
+  // a command typed below a chain's rows ends its listing: the rows after it, under no Chain line
+  // of their own (`$ iptables -t nat -nvL KUBE-SERVICES | grep VIP`), are another output's, read
+  // as rows whose Chain line is not in the paste (headless.ts), in the columns it prints
+  let typedAfter: { line: number; cols: Columns; chain?: string } | undefined;
+  const afterCommand = new Map<number, { line: number; cols: Columns; chain?: string }>();
   // the paste's last line with text: a rule -L printed only part of is where the paste was cut
   let lastText = lines.length - 1;
   while (lastText > 0 && lines[lastText]!.trim() === '') lastText--;
@@ -114,6 +133,7 @@ export function listViewToRules(text: string): ListViewRules {
     const next = i < lastText ? lines[i + 1]!.replace(/\r$/, '').trim() : '';
     const withNext = `${line.trimEnd()} ${next}`;
     const c = CHAIN.exec(line);
+    if (c) typedAfter = undefined;
     if (c) {
       const name = c[1]!;
       const builtIn = BUILT_IN.indexOf(name);
@@ -185,6 +205,24 @@ export function listViewToRules(text: string): ListViewRules {
       }
       chainless = undefined;
     }
+    // a command typed (a prompt, or the command alone) ends the listing above it
+    if (line.trim() !== '' && (columns || typedAfter) && typedCommand(line)) {
+      const typed = typedList(line);
+      const cols = typed?.cols ?? columns ?? typedAfter?.cols;
+      typedAfter = cols
+        ? { line: i + 1, cols, ...(typed?.chain ? { chain: typed.chain } : {}) }
+        : undefined;
+      chain = undefined;
+      columns = undefined;
+      return line;
+    }
+    if (typedAfter && !chain && line.trim() !== '' && !FENCE.test(line)) {
+      const row = ruleOf(line, 'X', typedAfter.cols, i === lastText);
+      if (row) {
+        afterCommand.set(i, typedAfter);
+        return '';
+      }
+    }
     // a markdown fence closes the block the listing is quoted in: never a rule, kept as it is
     if (!columns || !chain || line.trim() === '' || FENCE.test(line)) return line;
     if (columns.num || columns.counters) {
@@ -245,6 +283,23 @@ export function listViewToRules(text: string): ListViewRules {
     if (rule.placeholder) placeholders.push(i + 1);
     return rule.text;
   });
+  // the rows after a command typed, under no Chain line: their chain from that command, else
+  // from what kube-proxy writes in them
+  if (afterCommand.size > 0) {
+    const rows = headless(
+      lines,
+      (i) => afterCommand.get(i)?.cols,
+      AFTER_COMMAND,
+      (i) => {
+        const typed = afterCommand.get(i);
+        return typed?.chain ? { chain: typed.chain, line: typed.line } : undefined;
+      },
+      lastText,
+    );
+    for (const i of afterCommand.keys()) out[i] = rows?.lines.get(i + 1) ?? '';
+    if (rows?.note) notes.push(rows.note);
+    if (rows?.cut) cut = rows.cut;
+  }
   // the listing starts at its first row above a Chain line, else at its first Chain line
   notes.unshift({
     line: above?.note?.line ?? first + 1,
