@@ -13,6 +13,9 @@ import { SP, type ParserState } from './parser-state.js';
 import type { Cuts } from './cuts.js';
 import type { Families } from './families.js';
 
+/** The kinds of nft's own lines: a block one of them opens is one a "}" alone may close. */
+const NFT_KINDS = ['nft', 'nft-rules', 'kube-proxy-nft', 'nft-tables'] as const;
+
 /** A dump line a unified diff removes: "-" before it. */
 const DIFF_REMOVED = /^-(?:-[ANP] |:[\w-]+ |\*[a-z]+$|COMMIT$)/;
 
@@ -94,7 +97,16 @@ export class Lines {
       this.state.rawTable = this.state.current;
       return;
     }
-    const cls = classifyLine(text(b, s, e));
+    const classed = classifyLine(text(b, s, e));
+    // a "}" alone closes a block nft opened only where the paste holds an nft line that opens
+    // one: after a stylesheet's rules (curl's HTML), a Go or JSON literal, it is theirs, prose
+    const cls: typeof classed =
+      classed.kind === 'foreign' &&
+      classed.foreign === 'nft' &&
+      text(b, s, e).trim() === '}' &&
+      !NFT_KINDS.some((k) => this.state.foreign.has(k))
+        ? { kind: 'prose' }
+        : classed;
     // the shell's "Segmentation fault" for the nft typed above: its crash, not prose
     if (cls.kind === 'prose' && nftCrashed(text(b, s, e), typedAbove))
       return this.state.foreignLine('nft-crash');
