@@ -29,15 +29,18 @@ export function unwrapRules(bytes: Uint8Array): Unwrapped | undefined {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.replace(/\r$/, '');
     const prev = i > 0 ? lines[i - 1]!.replace(/\r$/, '') : '';
+    // a quote the line leaves open, which the next one closes, is a wrap whatever the width: a
+    // page's or a narrow window's (iptables-save quotes a comment on one line, whole)
+    const screen =
+      (prev.length >= MIN_WIDTH && prev.length >= widest && line.length <= prev.length) ||
+      quoteOpen(prev);
     if (
       i > 0 &&
       line.trim() !== '' &&
       !/^\s/.test(line) &&
       !DUMP_LINE.test(line) &&
       RULE.test(prev) &&
-      prev.length >= MIN_WIDTH &&
-      prev.length >= widest &&
-      line.length <= prev.length &&
+      screen &&
       classifyLine(line).kind === 'prose' &&
       cutAlone(prev, line, (declared ??= declaredChains(lines))) &&
       lexes(prev + line)
@@ -50,6 +53,16 @@ export function unwrapRules(bytes: Uint8Array): Unwrapped | undefined {
     widest = Math.max(widest, line.length);
   }
   return joined.length > 0 ? { text: lines.join('\n'), lines: joined } : undefined;
+}
+
+/** Whether a rule line leaves a double quote open (iptables-save escapes one inside a comment). */
+function quoteOpen(line: string): boolean {
+  let open = false;
+  for (let k = 0; k < line.length; k++) {
+    if (open && line[k] === '\\') k++;
+    else if (line[k] === '"') open = !open;
+  }
+  return open;
 }
 
 /** The chains the paste declares (`:NAME POLICY [p:b]`, `-N NAME`). */
