@@ -15,6 +15,7 @@ export type ForeignKind =
   | 'cilium-endpoints'
   | 'cilium-ct'
   | 'cilium-status'
+  | 'bpf-map'
   | 'hns'
   | 'klipper-lb'
   | 'ovn'
@@ -74,6 +75,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "this is Cilium's connection tracking table (`cilium bpf ct list global`, or cilium-dbg's): each connection, and for one to a Service (its SVC entry) the backend ID it was sent to, not the Services and their backends: run `cilium-dbg service list` (or `cilium-dbg bpf lb list`) in the Cilium agent Pod and give kdebug that",
   'cilium-status':
     "this is Cilium's status (`cilium-dbg status`, `--verbose`'s KubeProxyReplacement details): Cilium replaces kube-proxy on this node, and its status lists its settings, not a Service, frontend or backend; give kdebug `cilium-dbg service list` (or `cilium-dbg bpf lb list`) from the Cilium agent Pod",
+  'bpf-map':
+    "this is `bpftool map dump` output: a BPF map's entries as raw bytes (`key: … value: …`); Cilium keeps a Service's frontends and backends so (cilium_lb4_services_v2, cilium_lb4_backends, by ID and slot, addresses and ports in network byte order), not as rules: give kdebug `cilium-dbg service list` (or `cilium-dbg bpf lb list`) from the Cilium agent Pod",
   hns: "this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`, or PowerShell's `Get-HnsPolicyList`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)",
   'klipper-lb':
     "this is klipper-lb's log (k3s ServiceLB's svclb-* Pods, its entry script traced by sh -x): the iptables commands it runs inside its own Pod to send the node's port to the Service (DNAT to its cluster IP, then MASQUERADE), and what they printed, not the node's kube-proxy rules: run `iptables-save` on the node and give kdebug that",

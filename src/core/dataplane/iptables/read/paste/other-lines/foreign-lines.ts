@@ -46,6 +46,13 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   // its table of keys and values with each entry's sync state; services' values "ID (REVNAT)
   // [FLAGS: 0x..]", backends' "PROTO://ADDR:PORT"
   [/^Key +Value +State +Error$/, 'cilium-map'],
+  // bpftool's map dump without BTF (print_entry_plain): "key:" and "value:", each with its bytes
+  // in hex, on one line ("key:" alone where a map's key is too long to share one), and its count
+  // (bytes grouped by blanks)
+  [
+    /^key:(?:\s+[\da-f]{2})+\s+value:(?:\s+[\da-f]{2})+\s*$|^(?:key|value):$|^Found \d+ elements?$/,
+    'bpf-map',
+  ],
   [/^\S+:\d+(?:\/i)? +\d+ \(\d+\) \[FLAGS: 0x[\da-f]+\] +\w+/, 'cilium-map'],
   [/^\d+ +[A-Z]+:\/\/\S+:\d+ +\w+/, 'cilium-map'],
   [
