@@ -197,7 +197,7 @@ export class Cuts {
         this.saidFiltered.add(f);
         this.state.warn(
           'view',
-          `lines ${f.start}-${f.end} are the output of \`${excerpt(f.command, 60)}\` (line ${f.line}): only ${f.keeps}, so the chains they show are not whole: no share or count of their endpoints is stated`,
+          `${f.start === f.end ? `line ${f.start} is` : `lines ${f.start}-${f.end} are`} the output of \`${excerpt(f.command, 60)}\` (line ${f.line}): only ${f.keeps}, so the chains they show are not whole: no share or count of their endpoints is stated`,
           f.line,
         );
       }
