@@ -15,6 +15,7 @@ import {
   type ListingRead,
 } from './state.js';
 import { bareStart } from './elisions.js';
+import { noun } from './end.js';
 
 /** The forwarding methods ipvsadm's fwd_name prints (DPVS's ipvsadm: FullNat, SNAT). */
 const FORWARDS = new Set(['Masq', 'Local', 'Tunnel', 'Route', 'FullNat', 'SNAT', 'Bypass']);
@@ -101,7 +102,7 @@ export function readRealServerLine(r: ListingRead, t: string, no: number): boole
       last: r.columns[words.length - 1] ?? 'address',
       weightRead: weightAt >= 0 && words.length - 1 > weightAt,
     };
-    current.partial = `the paste is cut at line ${no} inside its real servers`;
+    current.partial = `the ${noun(r)} is cut at line ${no} inside its real servers`;
   }
   return true;
 }

@@ -154,7 +154,8 @@ export function startRead(
 export function unreadable(r: ListingRead, no: number, why: string): void {
   if (no !== r.last) throw new IpvsParseError(r.file, no, why);
   r.cut = no;
-  if (r.current) r.current.partial = `the paste is cut at line ${no} inside its real servers`;
+  if (r.current)
+    r.current.partial = `the ${r.end.recorded ? 'listing' : 'paste'} is cut at line ${no} inside its real servers`;
 }
 
 /** Notes that `server` was read in the current view. */
