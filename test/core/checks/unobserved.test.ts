@@ -337,7 +337,7 @@ describe('dual-stack, on the API side', () => {
       'Reachability: IPv6: ClusterIP [fd00:10:96::be]:8080 not probed from vm-12-11-centos and vm-12-7-centos',
       'Reachability: 2 endpoints not probed from vm-12-11-centos and vm-12-7-centos',
       // in the order of their canonical IPv6 addresses (fd00:10:244:1::7 sorts before fd00:10:244::7)
-      'Hairpin: hairpin of nginx-55fc968d9-4pddn and nginx-55fc968d9-kh24k not checked',
+      'Hairpin: hairpin of nginx-55fc968d9-4pddn (IPv6) and nginx-55fc968d9-kh24k (IPv6) not checked',
     ]);
     assert.match(step(r, 'rules').findings[0]!.title, /^IPv4: 2 nodes: /);
     // IPv4 only: nothing said about IPv6, nor of families
