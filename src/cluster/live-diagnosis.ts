@@ -52,6 +52,8 @@ export function runTimings(c: Pick<SourceContext, 'tell'>): {
       const key = `${p.node ? `node ${p.node}: ` : ''}${p.what}`;
       if (p.state === 'start') return void started.set(key, performance.now());
       const took = Math.round(performance.now() - (started.get(key) ?? t0));
+      // told once: a run over thousands of nodes keeps no key per node and command
+      started.delete(key);
       c.tell(
         `timing: ${took} ms (ends at ${at()} ms) ${key}${p.state === 'failed' ? ' (failed)' : ''}`,
       );
