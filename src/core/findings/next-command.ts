@@ -120,11 +120,14 @@ const UNSHOWABLE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u0
 export function command(
   argv: (string | undefined)[],
   more: Omit<NextCommand, 'argv'> = {},
+  /** Indexes of words that may hold spaces (a rule's comment, validated as one). */
+  spaced: ReadonlySet<number> = new Set(),
 ): NextCommand | undefined {
   if (argv.some((x) => x === undefined)) return undefined;
   const words = argv as string[];
   // one word each: a space in one is a value that was not validated, or words run together
-  if (words.some((x) => x === '' || /\s/.test(x))) return undefined;
+  if (words.some((x, i) => x === '' || (/\s/.test(x) && (!spaced.has(i) || /[^ \S]/.test(x)))))
+    return undefined;
   const all = [...words, ...(more.pipe ?? []).flat(), more.saveTo ?? '', more.node ?? ''];
   if (all.some((x) => UNSHOWABLE.test(x))) return undefined;
   return { argv: argv as string[], ...more };
@@ -148,6 +151,39 @@ export const onNode = (
   argv: (string | undefined)[],
   more: Omit<NextCommand, 'argv' | 'node'> = {},
 ) => (valid.name(node) === undefined ? undefined : command(argv, { ...more, node }));
+
+/** An iptables-save rule's words after its chain ("-A CHAIN -p tcp -m comment --comment "a b""):
+ * double quotes taken off as iptables-save writes them (\" and \\ escaped inside), each word as
+ * iptables receives it; undefined when the text is not in that form. */
+export function iptablesWords(rule: string): string[] | undefined {
+  const out: string[] = [];
+  const re = /"((?:[^"\\]|\\["\\])*)"(?=\s|$)|([^\s"]+)(?=\s|$)|(\s+)/gy;
+  let m: RegExpExecArray | null;
+  while (re.lastIndex < rule.length && (m = re.exec(rule)) !== null)
+    if (m[1] !== undefined) out.push(m[1].replace(/\\(["\\])/g, '$1'));
+    else if (m[2] !== undefined) out.push(m[2]);
+  return re.lastIndex === rule.length ? out : undefined;
+}
+
+const TABLES = new Set(['nat', 'filter', 'mangle', 'raw', 'security']);
+
+/** `iptables -t TABLE -D CHAIN RULE...` on a node, from a rule as iptables-save prints it
+ * ("-A CHAIN ..."): each word as iptables reads it, only a comment's may hold spaces; undefined
+ * when the rule is not in that form or a word carries what a terminal obeys. */
+export function iptablesDelete(
+  node: string,
+  family: 'IPv4' | 'IPv6',
+  table: string,
+  rule: string,
+): NextCommand | undefined {
+  const words = iptablesWords(rule);
+  if (!words || words[0] !== '-A' || words.length < 2 || !TABLES.has(table)) return undefined;
+  const head = [family === 'IPv6' ? 'ip6tables' : 'iptables', '-t', table, '-D'];
+  const argv = [...head, ...words.slice(1)];
+  const spaced = new Set(argv.flatMap((x, i) => (i > 0 && argv[i - 1] === '--comment' ? [i] : [])));
+  if (valid.name(node) === undefined) return undefined;
+  return command(argv, { node, hostBinaries: true }, spaced);
+}
 
 const SAFE = /^[A-Za-z0-9_./:@%+=,^-]+$/;
 

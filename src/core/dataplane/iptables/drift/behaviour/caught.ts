@@ -8,6 +8,7 @@ import { parseIptables, type Ruleset, type Table } from '../../read/parse.js';
 import { expectedSave } from '../../../kube-proxy/expected.js';
 import { RuleFlag } from '../../read/token-walk.js';
 import { cidrHolds, hostCidr } from '../../../../ipv6.js';
+import { iptablesDelete } from '../../../../findings/next-command.js';
 import { behaviourDiffers, outcomeText, type BehaviourDiff } from './behaviour.js';
 
 /** A rule of the node's dump: its table and its id there. */
@@ -77,6 +78,7 @@ function report(
       : w.expected;
   const chain = table.chainOf(id).name;
   const line = table.line(id);
+  const del = iptablesDelete(c.node, table.family, table.name, table.text(id));
   if (!diverted)
     for (const [p, ws] of ports)
       for (const x of ws)
@@ -89,7 +91,15 @@ function report(
     message: `node ${c.node}'s ${table.name} ${chain} has a rule kube-proxy does not write (line ${line}: ${table.text(id)}); it catches the packets of ${named}: ${w.packet} ends ${w.actual || 'nowhere'} where kube-proxy sends it ${sent || 'nowhere'}${diverted ? ', so they never reach the endpoints' : `: ${unrefused(sp, w, table.target(id) === 'ACCEPT')}`}.`,
     expected: [],
     actual: [`-t ${table.name} ${table.text(id)}`],
-    advice: `Find what added the rule (a firewall, a script, another controller) and remove it: iptables -t ${table.name} -D ${table.text(id).slice(3)}`,
+    // the rule's words as a command (quoted when shown), never its text pasted into one
+    ...(del
+      ? {
+          advice: `Find what added the rule (a firewall, a script, another controller) and remove it (the command below deletes it).`,
+          next: del,
+        }
+      : {
+          advice: `Find what added the rule (a firewall, a script, another controller) and remove it (iptables -D with the rule as line ${line} of the dump shows it).`,
+        }),
   });
 }
 
