@@ -6,6 +6,9 @@
 // isolates that reorder what is shown ("Trojan Source")
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g; // eslint-disable-line no-control-regex
 
+/** Whether the text holds a character sanitize would escape. */
+export const hasUnsafe = (s: string) => s.search(UNSAFE) >= 0;
+
 /** One unsafe character as the reader can see it: `\x1b`, `\u202e` (always four hex digits). */
 const escaped = (ch: string) => {
   const c = ch.charCodeAt(0);

@@ -177,7 +177,10 @@ export function reportText(report: Report, o: TextOptions = {}): string {
   const opts = { width, verbose: o.verbose ?? false, truncate: o.truncate ?? false };
   const { namespace, service, port } = report.target;
   const out = [
-    p.heading(`kdebug svc ${namespace}/${service}${port !== undefined ? `:${port}` : ''}`),
+    // the names come from the command line, a snapshot's meta.json or its objects
+    p.heading(
+      sanitize(`kdebug svc ${namespace}/${service}${port !== undefined ? `:${port}` : ''}`),
+    ),
   ];
   const from = [report.context ? `context ${report.context}` : '', o.source ?? ''].filter(Boolean);
   if (from.length > 0) out.push(...wrap(from.join(', '), width, '', '  '));

@@ -2,7 +2,7 @@
 // longer than a line stays whole on a line of its own, past the width, so a copied path or name
 // still works; a pane cuts it instead (its lines must fit). What is wrapped is sanitised here: it
 // came from the cluster or a node.
-import { sanitize } from '../core/sanitize.js';
+import { hasUnsafe, sanitize } from '../core/sanitize.js';
 
 /**
  * The lines of `text` at `width` columns: the first starts with `indent`, the others with
@@ -94,7 +94,10 @@ export function wrapComments(text: string, width: number): string {
     .split('\n')
     .flatMap((l) => {
       const m = /^(\s*#+ )(.*)$/.exec(l);
-      return m && l.length > width ? wrap(m[2]!, width, m[1], m[1]) : [l];
+      if (m && l.length > width) return wrap(m[2]!, width, m[1], m[1]);
+      // a line with names in it (a rule's comment) shows its controls escaped, its tabs (nft's
+      // indent) kept; a clean one is left whole, however long
+      return [hasUnsafe(l.replace(/\t/g, '')) ? l.split('\t').map(sanitize).join('\t') : l];
     })
     .join('\n');
 }
