@@ -221,9 +221,14 @@ export async function connectLive(
   return cluster;
 }
 
+/** Closes the cluster (its debug Pods deleted); a signal meanwhile still finds the close in
+ * `release` and waits for it before kdebug exits. */
 export async function closeLive(cluster: KubeCluster, c: SourceContext): Promise<void> {
-  c.release.clear();
-  await cluster.close();
+  try {
+    await cluster.close();
+  } finally {
+    c.release.clear();
+  }
 }
 
 /** The node transport of --via and its flags; `created` hands it back so a signal can close it. */

@@ -92,7 +92,15 @@ export class KubeCluster implements Cluster {
     return this.transport.describe?.() ?? [];
   }
 
-  async close(): Promise<void> {
+  private closing?: Promise<void>;
+
+  /** Deletes what the transport made (debug Pods) and closes the API's connections, once: a
+   * signal's cleanup during a close joins it rather than starting another. */
+  close(): Promise<void> {
+    return (this.closing ??= this.closeOnce());
+  }
+
+  private async closeOnce(): Promise<void> {
     try {
       await this.transport.close?.();
     } finally {
