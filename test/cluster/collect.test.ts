@@ -593,6 +593,9 @@ describe('collect: Services without a selector, and node commands', () => {
         name: `cilium-${node}`,
         namespace: 'kube-system',
         labels: { 'k8s-app': 'cilium' },
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'cilium', controller: true },
+        ],
       },
       spec: { nodeName: node, containers: [{ name: 'cilium-agent', image }] },
       status: { phase: 'Running' },

@@ -223,7 +223,14 @@ describe('reaching the nodes (--via)', () => {
     const agent: KubeObject = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'cilium-8kq2t', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
+      metadata: {
+        name: 'cilium-8kq2t',
+        namespace: 'kube-system',
+        labels: { 'k8s-app': 'cilium' },
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'cilium', controller: true },
+        ],
+      },
       spec: { nodeName: 'node-a', containers: [{ name: 'cilium-agent' }] },
       status: {
         phase: 'Running',

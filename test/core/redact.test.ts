@@ -250,7 +250,14 @@ describe("kube-proxy's configuration, redacted", () => {
     const image = 'quay.io/cilium/cilium:v1.18.6@sha256:6fbe3e2b';
     const agent: KubeObject = {
       kind: 'Pod',
-      metadata: { name: 'cilium-5xq2d', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
+      metadata: {
+        name: 'cilium-5xq2d',
+        namespace: 'kube-system',
+        labels: { 'k8s-app': 'cilium' },
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'cilium', controller: true },
+        ],
+      },
       spec: {
         nodeName: 'node-a',
         containers: [{ name: 'cilium-agent', image, args: ['--config-dir=/tmp/cilium'] }],

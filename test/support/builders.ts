@@ -121,7 +121,14 @@ export function aCiliumAgent(node: string, image = 'quay.io/cilium/cilium:v1.18.
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: `cilium-${node}`, namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
+    metadata: {
+      name: `cilium-${node}`,
+      namespace: 'kube-system',
+      labels: { 'k8s-app': 'cilium' },
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'cilium', controller: true },
+      ],
+    },
     spec: { nodeName: node, containers: [{ name: 'cilium-agent', image }] },
     status: {
       phase: 'Running',

@@ -4,7 +4,7 @@
 // commands its place allows run there; probes need a debug Pod or SSH.
 import type { TransportName } from '../../core/nodes/access.js';
 import { isKubeProxyPod, toPod, type Pod } from '../../core/kube/objects.js';
-import { isCiliumAgentPod } from '../../core/dataplane/cilium/agent/agent.js';
+import { byAgentPreference, isCiliumAgentPod } from '../../core/dataplane/cilium/agent/agent.js';
 import type { NodeCommand, NodeResult } from '../cluster.js';
 import { apiPath } from '../cluster.js';
 import { agentPodAsRead } from '../collect/as-read.js';
@@ -26,6 +26,8 @@ interface AgentSpec {
   label: string;
   /** Its Pod, as the rest of kdebug tells it among the Pods read from the API. */
   isAgent: (p: Pod) => boolean;
+  /** Of several on a node, which to exec in first (the one a usable Pod is picked from). */
+  order?: (a: Pod, b: Pod) => number;
   /** Pods of other labels found by name instead (static kube-proxy Pods). */
   namePrefix?: string;
   container: string;
@@ -54,7 +56,9 @@ const CILIUM: AgentSpec = {
   daemonSet: 'cilium',
   // GKE's anetd carries the same label
   label: 'k8s-app=cilium',
+  // in kube-system and of a DaemonSet: the label alone is any tenant's to set
   isAgent: isCiliumAgentPod,
+  order: byAgentPreference,
   container: 'cilium-agent',
   cannot: "only the agent's own listings run in its Pod",
   serves: (c) => c.kind === 'cilium',
@@ -147,6 +151,7 @@ class AgentExec implements NodeChannel {
       this.pods.set(node, (listed = this.every ??= this.listPods()));
     if (!listed) this.pods.set(node, (listed = this.listPods(node)));
     const pods = (await listed).filter((p) => p.nodeName === node);
+    if (this.spec.order) pods.sort(this.spec.order);
     const who = this.spec.who;
     if (pods.length === 0) throw new NodeUnavailable(`no ${who} Pod on node ${node}`);
     const pod = pods.find((p) => usable(p, this.containerOf(p) ?? ''));
@@ -157,7 +162,13 @@ class AgentExec implements NodeChannel {
       );
     }
     const container = this.containerOf(pod)!;
-    const via = `exec ${pod.namespace}/${pod.name}`;
+    const others = pods.filter((p) => p !== pod);
+    // several agents on one node: say which were not read
+    const via =
+      `exec ${pod.namespace}/${pod.name}` +
+      (this.spec.order && others.length > 0
+        ? ` (${others.length} other ${who} Pod${others.length === 1 ? '' : 's'} on the node ignored: ${others.map((p) => p.name).join(', ')})`
+        : '');
     return { via, run: (c) => this.exec(pod, container, via, node, c) };
   }
 
@@ -232,7 +243,9 @@ class AgentExec implements NodeChannel {
       const labelSelector = (await this.daemonSetSelector()) ?? label;
       // each Pod cut as its page arrives: every node's, thousands, are held for the run
       const list = { labelSelector, fieldSelector, cut: agentPodAsRead };
-      const pods = (await this.api.list(path, list)).items.map(toPod);
+      const listedPods = (await this.api.list(path, list)).items.map(toPod);
+      // the selector is labels only: a bare Pod carrying them is no agent
+      const pods = namePrefix === undefined ? listedPods.filter(this.spec.isAgent) : listedPods;
       if (pods.length > 0 || namePrefix === undefined) return pods;
       // static kube-proxy Pods (GKE and others) carry other labels, but the same name
       return (await this.api.list(path, { fieldSelector, cut: agentPodAsRead })).items

@@ -7,7 +7,7 @@ import {
   type Node,
   type Pod,
 } from './objects.js';
-import { isCiliumAgentPod } from '../dataplane/cilium/agent/agent.js';
+import { byAgentPreference, isCiliumAgentPod } from '../dataplane/cilium/agent/agent.js';
 
 export class ViewIndex {
   private readonly nodes = new Map<string, Node>();
@@ -24,8 +24,11 @@ export class ViewIndex {
           this.proxies.set(p.nodeName, p);
         for (const name of configMapsMounted(p)) this.kubeProxyMounts.add(name);
       }
-      if (isCiliumAgentPod(p) && p.nodeName !== undefined && !this.agents.has(p.nodeName))
-        this.agents.set(p.nodeName, p);
+      if (isCiliumAgentPod(p) && p.nodeName !== undefined) {
+        const other = this.agents.get(p.nodeName);
+        // several on one node (a rollout): the preferred, whatever order they were read in
+        if (!other || byAgentPreference(p, other) < 0) this.agents.set(p.nodeName, p);
+      }
     }
   }
 
@@ -39,7 +42,8 @@ export class ViewIndex {
     return this.proxies.get(node);
   }
 
-  /** The node's Cilium agent Pod. */
+  /** The node's Cilium agent Pod: of a DaemonSet in kube-system, the preferred of several
+   * (byAgentPreference). */
   ciliumAgentPod(node: string): Pod | undefined {
     return this.agents.get(node);
   }

@@ -196,7 +196,12 @@ describe('rules step', () => {
     ]);
     const cilium = [
       ...healthy().filter((o) => !o.metadata?.name?.startsWith('kube-proxy')),
-      aPod({ name: 'cilium-x', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } }),
+      aPod({
+        name: 'cilium-x',
+        namespace: 'kube-system',
+        labels: { 'k8s-app': 'cilium' },
+        owner: { kind: 'DaemonSet', name: 'cilium' },
+      }),
     ];
     assert.deepEqual(ids(run(rulesCheck, facts(cilium))), ['rules-not-kube-proxy:skip']);
   });

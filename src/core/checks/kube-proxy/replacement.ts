@@ -32,7 +32,7 @@ export function replacement(
   ctx: CheckContext,
 ): { name: string; evidence: Evidence[]; next?: NextCommand; unobserved?: string } | undefined {
   if (kubeProxyPods(ctx).length > 0) return undefined;
-  const cilium = ctx.view.pods.filter((p) => p.labels['k8s-app'] === 'cilium');
+  const cilium = ctx.view.pods.filter(isCiliumAgentPod);
   const cfg = ctx.view.configMaps.find((c) => c.name === 'cilium-config')?.data[
     'kube-proxy-replacement'
   ];

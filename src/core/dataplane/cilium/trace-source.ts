@@ -8,7 +8,7 @@
 import type { ClusterView } from '../../kube/objects.js';
 import { cidrHolds } from '../../ipv6.js';
 import type { TracePacket } from '../trace/trace.js';
-import { ciliumAgentOn, isCiliumAgentPod, type CiliumAgent } from './agent/agent.js';
+import { ciliumAgentOn, ciliumAgentPodOn, type CiliumAgent } from './agent/agent.js';
 import { readSourcesText, wasRead } from './agent/provenance.js';
 
 /** A Pod range and where it was read. */
@@ -142,7 +142,7 @@ function peerLookup(
   return (ip) => {
     const n = view.nodes.find((x) => x.name !== node && x.ips.includes(ip));
     if (!n) return undefined;
-    const pod = view.pods.find((p) => p.nodeName === n.name && isCiliumAgentPod(p));
+    const pod = ciliumAgentPodOn(view.pods, n.name)?.pod;
     const agent = agentOf ? agentOf(n.name) : ciliumAgentOn(view, pod, undefined);
     if (!agent) return { node: n.name };
     // each said where it was read; one not read (Cilium's default) is not known there

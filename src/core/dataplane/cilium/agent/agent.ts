@@ -152,9 +152,41 @@ export interface CiliumAgent {
   refused?: string;
 }
 
-/** The agent's Pod: the cilium DaemonSet's (k8s-app=cilium; GKE's anetd carries it too). */
+/** The namespace Cilium's agents run in, the only one kdebug reads them (and cilium-config)
+ * from: Helm's and the cilium CLI's default, GKE's anetd's. */
+export const CILIUM_NAMESPACE = 'kube-system';
+
+/** The agent's Pod: a Pod of a DaemonSet in kube-system carrying the cilium DaemonSet's label
+ * (k8s-app=cilium; GKE's anetd carries it too). The label alone says nothing: any tenant can
+ * put it on a Pod of its own namespace, or on a bare Pod, which kdebug would then exec its
+ * listings in and believe. */
 export const isCiliumAgentPod = (p: Pod) =>
-  p.labels['k8s-app'] === 'cilium' || p.labels['app.kubernetes.io/name'] === 'cilium-agent';
+  p.namespace === CILIUM_NAMESPACE &&
+  p.ownerKind === 'DaemonSet' &&
+  (p.labels['k8s-app'] === 'cilium' || p.labels['app.kubernetes.io/name'] === 'cilium-agent');
+
+/** Cilium's own DaemonSets (the cilium chart's, GKE's anetd). */
+const AGENT_DAEMONSETS = ['cilium', 'anetd'];
+
+/** Orders a node's agent Pods, the one to read first: of Cilium's own DaemonSet, not being
+ * deleted, Running, then by name (deterministic whatever order the API listed them in). */
+export function byAgentPreference(a: Pod, b: Pod): number {
+  const rank = (p: Pod) =>
+    (AGENT_DAEMONSETS.includes(p.ownerName ?? '') ? 0 : 4) +
+    (p.deleting ? 2 : 0) +
+    (p.phase === 'Running' ? 0 : 1);
+  return rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+/** The agent Pod read on `node` among `pods` (byAgentPreference), and the other candidates
+ * there, ignored. */
+export function ciliumAgentPodOn(
+  pods: readonly Pod[],
+  node: string,
+): { pod: Pod; ignored: Pod[] } | undefined {
+  const on = pods.filter((p) => p.nodeName === node && isCiliumAgentPod(p)).sort(byAgentPreference);
+  return on.length > 0 ? { pod: on[0]!, ignored: on.slice(1) } : undefined;
+}
 
 /** A boolean option as the agent reads it: strconv.ParseBool's true spellings are true, any other
  * value false (1.17's cast.ToBool; 1.18's config decode takes "" as false and stops at start on a
