@@ -4,6 +4,7 @@
 // (pkg/loadbalancer/reconciler: the NodeAddress table's NodePort rows), and those addresses are
 // picked per device by pkg/datapath/tables/node_address.go.
 import { containsAny, familyOf } from '../../../ipv6.js';
+import { statusLines } from './status.js';
 
 export interface CiliumDevice {
   /** The device's name; from cilium-config, a name or a pattern ("eth+"). */
@@ -35,20 +36,32 @@ export interface ListedDevice extends CiliumDevice {
 }
 
 const DEVICE = /^([\w.@:+-]+)( +)(.*)$/;
-const DIRECT_ROUTING = /\s+\((?:Direct Routing|DR)\)\s*$/;
+/** " (Direct Routing)" or " (DR)" ending a device's entry: the entry without it, else undefined
+ * (by hand: an unanchored `\s+\(` over a run of spaces is quadratic). */
+function withoutDirectRouting(entry: string): string | undefined {
+  const t = entry.trimEnd();
+  const mark = [' (Direct Routing)', ' (DR)'].find((m) => t.endsWith(m.slice(1)));
+  if (!mark) return undefined;
+  const before = t.slice(0, t.length - mark.length + 1);
+  // at least one whitespace before the mark
+  return before !== before.trimEnd() ? before.trimEnd() : undefined;
+}
 
 /** The devices `cilium-dbg status` lists: its KubeProxyReplacement Details' "Devices:" line,
  * else the bracket after "KubeProxyReplacement:"; undefined when it lists none (or only the
  * features that bracket held before 1.9). */
 export function statusDevices(text: string): ListedDevice[] | undefined {
+  // line by line: `(.+?)[ \t]*$` over a line of spaces, `^[ \t]*` over many, are quadratic
+  const lines = statusLines(text);
   const listed =
-    /^[ \t]+Devices:[ \t]+(.+?)[ \t]*$/m.exec(text)?.[1] ??
-    /^[ \t]*KubeProxyReplacement:[ \t]+\S+[ \t]+\[(.*?)\]/m.exec(text)?.[1];
+    lines.map(indentedDevices).find((d) => d !== undefined) ??
+    lines.map(summaryDevices).find((d) => d !== undefined);
   if (!listed) return undefined;
   const out: ListedDevice[] = [];
   for (const entry of listed.split(',')) {
-    const directRouting = DIRECT_ROUTING.test(entry);
-    const m = DEVICE.exec(`${entry.replace(DIRECT_ROUTING, '').trimStart()} `);
+    const stripped = withoutDirectRouting(entry);
+    const directRouting = stripped !== undefined;
+    const m = DEVICE.exec(`${(stripped ?? entry).trimStart()} `);
     if (!m) return undefined;
     const addresses = m[3]!.split(/\s+/).filter(Boolean);
     if (addresses.some((w) => familyOf(w) === undefined)) return undefined;
@@ -60,6 +73,21 @@ export function statusDevices(text: string): ListedDevice[] | undefined {
     });
   }
   return out.length > 0 ? out : undefined;
+}
+
+/** "  Devices:  eth0 10.0.0.5, ..." (indented, under the details): what follows, trimmed. */
+function indentedDevices(line: string): string | undefined {
+  if (!/^[ \t]/.test(line)) return undefined;
+  const l = line.replace(/^[ \t]+/, '');
+  if (!l.startsWith('Devices:') || !/^[ \t]/.test(l.slice('Devices:'.length))) return undefined;
+  return l.slice('Devices:'.length).trim() || undefined;
+}
+
+/** "KubeProxyReplacement:  True   [eth0 10.0.0.5 (Direct Routing)]": the bracket's content. */
+function summaryDevices(line: string): string | undefined {
+  const l = line.replace(/^[ \t]+/, '');
+  if (!l.startsWith('KubeProxyReplacement:')) return undefined;
+  return /^[ \t]+\S+[ \t]+\[([^\]]*)\]/.exec(l.slice('KubeProxyReplacement:'.length))?.[1];
 }
 
 /** Private in Cilium's sense (pkg/ip IsPublicAddr): RFC 1918, shared, link-local, documentation,

@@ -19,16 +19,20 @@ export type StatusFields = Partial<Record<StatusSetting, string>>;
  * Random", "Session Affinity: Enabled", "- NodePort: Enabled (Range: 30000-32767)");
  * "Cilium: Ok 1.16.5 (v1.16.5-...)". */
 export function fromStatus(text: string): Said {
-  const field = (name: string) => new RegExp(`^\\s*${name}:\\s+(.+?)\\s*$`, 'mi').exec(text)?.[1];
+  // split once and read each line on its own: expressions over the whole text, where `^\s*` or a
+  // `\s+` runs across lines, take quadratic time on a hostile paste (thousands of blank lines, a
+  // line of spaces)
+  const raw = statusLines(text);
+  // each line's indentation taken off once, for the fields (any indentation)
+  const lines = raw.map((l) => l.trimStart());
+  const field = (name: string) => fieldOf(lines, name);
   const on = (v: string | undefined) =>
     v === undefined ? undefined : /^(true|enabled|strict)\b/i.test(v);
   const fields: StatusFields = {};
   const out: Said = { fields };
   // the details' own Status where the summary line is not in the text (a quote of the details)
   const summary = field('KubeProxyReplacement');
-  const kpr =
-    summary ??
-    /^[ \t]*KubeProxyReplacement Details:[ \t]*\n[ \t]+Status:[ \t]+(\S+)/m.exec(text)?.[1];
+  const kpr = summary ?? detailsStatus(raw);
   if (kpr !== undefined) {
     out.kubeProxyReplacement = on(kpr)!;
     fields.kubeProxyReplacement =
@@ -50,13 +54,9 @@ export function fromStatus(text: string): Said {
   const affinity = field('Session Affinity');
   if (affinity !== undefined)
     [out.sessionAffinity, fields.sessionAffinity] = [on(affinity)!, 'Session Affinity'];
-  const range = /^\s*-?\s*NodePort:\s+Enabled \(Range: (\d+)-(\d+)\)/m.exec(text);
-  if (range)
-    [out.nodePortRange, fields.nodePortRange] = [
-      [Number(range[1]), Number(range[2])],
-      'Services: NodePort',
-    ];
-  const version = /^Cilium:\s+\S+\s+(\d+\.\d+\.\d+\S*)/m.exec(text)?.[1];
+  const range = nodePortRange(lines);
+  if (range) [out.nodePortRange, fields.nodePortRange] = [range, 'Services: NodePort'];
+  const version = releaseOf(raw);
   if (version) out.version = `v${version.replace(/^v/, '')}`;
   const ipam = field('IPAM');
   const pools = [...(ipam ?? '').matchAll(/allocated from ([0-9a-fA-F.:]+\/\d+)/g)].map(
@@ -64,4 +64,57 @@ export function fromStatus(text: string): Said {
   );
   if (pools.length > 0) out.podCIDRs = pools;
   return out;
+}
+
+/** A text's lines, at any line terminator a multiline `$` stops at. */
+export const statusLines = (text: string) => text.split(/\r\n|[\n\r\u2028\u2029]/);
+
+/** The value of the first line "NAME: value" (leading whitespace, any case), trimmed; a line of
+ * the name with nothing after it says nothing. */
+export function fieldOf(lines: readonly string[], name: string): string | undefined {
+  const key = `${name.toLowerCase()}:`;
+  for (const line of lines) {
+    const l = line.trimStart();
+    if (l.length <= key.length || l.slice(0, key.length).toLowerCase() !== key) continue;
+    const rest = l.slice(key.length);
+    // the name followed by whitespace, then the value ("Socket LB Coverage:" is no "Socket LB:")
+    if (!/^\s/.test(rest)) continue;
+    const value = rest.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/** "KubeProxyReplacement Details:" and on the next line, indented, "Status: VALUE". */
+function detailsStatus(lines: readonly string[]): string | undefined {
+  for (let i = 0; i + 1 < lines.length; i++) {
+    if (!/^[ \t]*KubeProxyReplacement Details:[ \t]*$/.test(lines[i]!)) continue;
+    const m = /^[ \t]+Status:[ \t]+(\S+)/.exec(lines[i + 1]!);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+/** "- NodePort: Enabled (Range: 30000-32767)" (the dash optional). */
+function nodePortRange(lines: readonly string[]): [number, number] | undefined {
+  for (const line of lines) {
+    let l = line.trimStart();
+    if (l.startsWith('-')) l = l.slice(1).trimStart();
+    if (!l.startsWith('NodePort:')) continue;
+    const m = /^\s+Enabled \(Range: (\d+)-(\d+)\)/.exec(l.slice('NodePort:'.length));
+    if (m) return [Number(m[1]), Number(m[2])];
+  }
+  return undefined;
+}
+
+/** "Cilium: Ok 1.16.5 (v1.16.5-...)": the release after the state. */
+function releaseOf(lines: readonly string[]): string | undefined {
+  for (const line of lines) {
+    if (!line.startsWith('Cilium:')) continue;
+    const words = line.slice('Cilium:'.length);
+    // whitespace, the state, whitespace, the release
+    const m = /^\s+\S+\s+(\d+\.\d+\.\d+\S*)/.exec(words);
+    if (m) return m[1];
+  }
+  return undefined;
 }

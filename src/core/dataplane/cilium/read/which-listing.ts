@@ -39,9 +39,10 @@ export const ROWS: [RegExp, CiliumForm][] = [
 /** The listing's form, from its header (or a row that says it; the maps dump and JSON by their
  * first line). */
 export function ciliumForm(text: string): CiliumForm | undefined {
-  // what a listing is shows in its first lines: a big one is not scanned whole
+  // what a listing is shows in its first lines: a big one is not scanned whole (a line's start
+  // takes only its own indentation: `^\s*` over every line start of blank lines is quadratic)
   const head = text.slice(0, 16384);
-  if (/^\s*(?:\[\s*)?\{\s*"spec"/m.test(head) || /^\s*\[\s*\]\s*$/.test(text))
+  if (/^[^\S\n\r\u2028\u2029]*(?:\[\s*)?\{\s*"spec"/m.test(head) || /^\s*\[\s*\]\s*$/.test(text))
     return 'service-list-json';
   // `bpf lb list -o json`: the table's map, each Service key to its entries as the table prints them
   if (BPF_JSON.test(head)) return 'bpf-lb-list';
@@ -84,7 +85,8 @@ export function ciliumOther(
 ): { what: string; message: string; line: number } | undefined {
   const head = text.slice(0, 16384);
   const lineAt = (index: number) => head.slice(0, index).split('\n').length;
-  const services = /^\s*Name\s+Source\s+(?:PortNames|NatPolicy|TrafficPolicy)\b/m.exec(head);
+  const services =
+    /^[^\S\n\r\u2028\u2029]*Name\s+Source\s+(?:PortNames|NatPolicy|TrafficPolicy)\b/m.exec(head);
   if (services)
     return {
       what: 'db/show services',
