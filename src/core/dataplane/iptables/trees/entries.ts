@@ -137,6 +137,8 @@ export function portals(ix: TreeIndex, nat: Table, from: (typeof PORTAL_CHAINS)[
 
 /** The template placeholders an entry rule's author typed for its address and port, if any. */
 function placeholders(nat: Table, id: number): EntryPoint['placeholder'] {
+  // a placeholder is an `unread` module, one of the other matches: most rules are not typed
+  if (!nat.hasOtherMatches(id)) return undefined;
   const out: NonNullable<EntryPoint['placeholder']> = {};
   for (const m of nat.rule(id).matches) {
     const p = placeholderOf(m);

@@ -106,6 +106,8 @@ export function masqueradeWhy(t: Table, id: number): MasqueradeRule['why'] {
     return !src.negated && (src.cidr === '127.0.0.0/8' || src.cidr === '::1/128')
       ? 'localhost-clients'
       : undefined;
+  // --src-type is addrtype's, one of the other matches: without them the rule is not typed
+  if (!t.hasOtherMatches(id)) return undefined;
   const rule = t.rule(id);
   const types = rule.matches.flatMap((m) =>
     m.kind === 'addrtype' && m.srcType ? [m.srcType] : [],

@@ -64,7 +64,7 @@ export function internalPath(
     missingEntry(sp, t, c);
     return false;
   }
-  if (chainAbsent(c.nat, entry.chain) || c.nat.chain(entry.chain)!.ruleCount === 0) {
+  if (chainAbsent(c.nat, entry.chain) || c.nat.ruleCountOf(c.nat.indexOf(entry.chain)) === 0) {
     chainMissing(sp, entry.chain, c);
     return false;
   }
