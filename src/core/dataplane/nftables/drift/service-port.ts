@@ -37,12 +37,13 @@ export function servicePort(
   const missing: Add = (id, f) => {
     if (!blind) add(id, f);
   };
-  // the log of kube-proxy on the node says why its sync failed
-  const sync = {
+  // the log of kube-proxy on the node says why its sync failed (made for a finding only: its
+  // kubectl command is validated text, and most ports have none)
+  const sync = () => ({
     notSynced: true as const,
     advice: `kube-proxy on ${node} has not written the current state: its log says why.`,
     next: kubeProxyPodOn(node),
-  };
+  });
   let entryWrong = false;
 
   for (const e of w.entries) {
@@ -66,7 +67,7 @@ export function servicePort(
         title: `no ${e.from} element for ${sp.name} (${where})`,
         message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} are not translated${moved.length > 0 ? `; its elements for ${entriesAt(moved)} lead into the Service port's chains instead, ${notInApi(want, moved)}` : ''}.`,
         ...(moved.length > 0 ? { actual: moved.map((x) => elementLine(source, x)) } : {}),
-        ...sync,
+        ...sync(),
       });
     } else if (!table.chain(found.chain))
       entryWrong = true; // element-chain-missing, from elementTargets
@@ -77,7 +78,7 @@ export function servicePort(
         title: `${where} goes to ${found.chain}, not ${e.chain}`,
         message: `kube-proxy's table on ${node} sends ${sp.name}'s ${e.kind} ${where} to ${found.chain}; for the Service's traffic policies kube-proxy sends it to ${e.chain}.`,
         actual: [`${source}: ${found.from} ${where} : goto ${found.chain}`],
-        ...sync,
+        ...sync(),
       });
     }
   }
@@ -173,14 +174,16 @@ function endpoints(
     });
     return;
   }
-  const addresses = new Set(want);
-  const have = new Set(got.map((y) => y.address));
-  for (const address of want.filter((x) => !have.has(x)))
+  // the common case, the same endpoints in the same order: none missing nor stale, no sets made
+  const same = got.length === want.length && got.every((e, i) => e.address === want[i]);
+  const addresses = same ? undefined : new Set(want);
+  const have = same ? undefined : new Set(got.map((y) => y.address));
+  for (const address of same ? [] : want.filter((x) => !have!.has(x)))
     missing('endpoint-missing', {
       title: `endpoint ${address} missing`,
       message: `${address} is an endpoint of ${sp.name} kube-proxy should send to, but its table on ${c.node} does not: ${c.node}'s kube-proxy has not synced since the endpoint became ready.`,
     });
-  for (const e of got.filter((x) => x.address && !addresses.has(x.address)))
+  for (const e of same ? [] : got.filter((x) => x.address && !addresses!.has(x.address)))
     add('endpoint-stale', {
       ...(e.address ? { endpoint: e.address } : {}),
       title: `DNAT to ${e.address}, no longer an endpoint`,
@@ -202,7 +205,7 @@ function endpoints(
   if (
     got.length === want.length &&
     !got.some((e) => e.affinity && e.probability === 0) &&
-    got.every((e) => e.address !== undefined && addresses.has(e.address)) &&
+    (same || got.every((e) => e.address !== undefined && addresses!.has(e.address))) &&
     got.some((e) => Math.abs(e.probability - share) > 1e-9)
   )
     // the shares are the numgen rule's, which may be a line not read

@@ -3,7 +3,7 @@
 // masquerade and firewall sources. Derived from the same model the script is written from
 // (expected.ts), so drift reads no text back; a test holds it equal to the trees of that script's
 // table for every modelled release.
-import { containsAny, hostCidr, hostPort } from '../../../ipv6.js';
+import { containsAny, hostCidr } from '../../../ipv6.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import { writes } from '../../kube-proxy/releases.js';
@@ -68,8 +68,9 @@ function nftPortPlan(
       ...(sp.chains.ext ? { ext: names.external } : {}),
       ...(usesFirewall(sp) ? { fw: names.firewall } : {}),
     },
-    endpoints: sp.chains.svc ? sp.clusterEndpoints.map((e) => hostPort(e.ip, e.port)) : [],
-    localEndpoints: sp.chains.svl ? sp.localEndpoints.map((e) => hostPort(e.ip, e.port)) : [],
+    // an endpoint's address is its "ip:port" already ("[ip]:port" in IPv6), as hostPort writes it
+    endpoints: sp.chains.svc ? sp.clusterEndpoints.map((e) => e.address) : [],
+    localEndpoints: sp.chains.svl ? sp.localEndpoints.map((e) => e.address) : [],
     externalMasquerade: !sp.chains.ext
       ? []
       : sp.externalPolicyLocal
