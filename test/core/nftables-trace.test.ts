@@ -148,3 +148,45 @@ describe('the nftables packet walk on what the real nft lists', skipWithout(why)
       for (const [what, p, want] of CASES) assert.deepEqual(walk(t, p), want, `${form}: ${what}`);
     });
 });
+
+describe('numgen random mod N with a huge N', () => {
+  const N = 4000000000;
+  const table = parseNftScript(
+    script
+      .replace('numgen random mod 2 map', `numgen random mod ${N} map`)
+      .replace('numgen random mod 1 vmap', `numgen random mod ${N} vmap`),
+  ).tables[0]!;
+  const timed = (p: TracePacket) => {
+    const start = Date.now();
+    const r = traceNftPacket(table, net, p);
+    assert.ok(Date.now() - start < 2000, `${Date.now() - start} ms`);
+    return r.outcomes;
+  };
+
+  it('reads a DNAT map by the elements it holds, the rest one untranslated share', () => {
+    const outcomes = timed(pkt('10.180.0.99', '172.30.0.44', 80));
+    const to = (ip: string) => outcomes.find((o) => o.dnat === `${ip}:80`)?.probability;
+    assert.equal(to('10.180.0.4'), 1 / N);
+    assert.equal(to('10.180.0.5'), 1 / N);
+    assert.ok(
+      outcomes.some((o) =>
+        o.assumptions.some((a) =>
+          a.includes(`${N - 2} of its ${N} shares have no element in the map`),
+        ),
+      ),
+    );
+  });
+
+  it('reads a vmap by the elements it holds, the rest mapping to nothing', () => {
+    const outcomes = timed(pkt('10.180.0.99', '172.30.0.45', 80));
+    const hit = outcomes.find((o) => o.dnat === '10.180.0.3:80');
+    assert.ok(hit && Math.abs(hit.probability - 1 / N) < 1e-15);
+    assert.ok(
+      outcomes.some((o) =>
+        o.assumptions.some((a) =>
+          a.includes(`${N - 1} of its ${N} shares have no element in the map`),
+        ),
+      ),
+    );
+  });
+});

@@ -209,20 +209,33 @@ export class RuleRun {
       : group(data).map(elementOf);
     const numgen = key[0]?.numgen;
     if (numgen !== undefined) {
+      // each element is read once (never 0..N: a huge N is read as the elements it has)
+      const byShare = shares(numgen, elements, (e) => e.key[0]);
       const out: Result[] = [];
-      for (let k = 0; k < numgen; k++) {
-        const e = elements.find((x) => Number(x.key[0]) === k);
-        out.push(
-          e?.verdict
-            ? {
-                p: 1 / numgen,
-                pkt: { ...this.pkt },
-                matched: true,
-                effect: [...this.effect],
-                verdict: e.verdict,
-              }
-            : { p: 1 / numgen, pkt: this.walk.pkt, matched: false, effect: [] },
+      const hit = (e: NftElement): Result =>
+        e.verdict
+          ? {
+              p: 1 / numgen,
+              pkt: { ...this.pkt },
+              matched: true,
+              effect: [...this.effect],
+              verdict: e.verdict,
+            }
+          : { p: 1 / numgen, pkt: this.walk.pkt, matched: false, effect: [] };
+      if (byShare.dense) {
+        for (let k = 0; k < numgen; k++) {
+          const e = byShare.at.get(k);
+          out.push(e ? hit(e) : { p: 1 / numgen, pkt: this.walk.pkt, matched: false, effect: [] });
+        }
+        return merge(out);
+      }
+      for (const e of byShare.at.values()) out.push(hit(e));
+      const rest = numgen - byShare.at.size;
+      if (rest > 0) {
+        this.assume(
+          `numgen random mod ${numgen}: ${rest} of its ${numgen} shares have no element in the map: they map to nothing`,
         );
+        out.push({ p: rest / numgen, pkt: this.walk.pkt, matched: false, effect: [] });
       }
       return merge(out);
     }
@@ -265,28 +278,49 @@ export class RuleRun {
     const mod = Number(this.next());
     this.i++; // map
     const targets = group(this.next()!).map((g) => g.split(' : '));
+    // each element is read once (never 0..N: a huge N is read as the elements it has)
+    const byShare = shares(mod, targets, ([n]) => n);
     const out: Result[] = [];
-    for (let k = 0; k < mod; k++) {
-      const target = targets.find(([n]) => Number(n) === k)?.[1];
-      if (!target) {
-        this.assume(`numgen ${k} of ${mod} has no element: that share is not translated`);
-        out.push({
-          p: 1 / mod,
-          pkt: this.pkt,
-          matched: true,
-          effect: [...this.effect],
-          verdict: { kind: 'accept' },
-        });
-        continue;
-      }
+    const untranslated = (p: number): Result => ({
+      p,
+      pkt: this.pkt,
+      matched: true,
+      effect: [...this.effect],
+      verdict: { kind: 'accept' },
+    });
+    const translated = (target: string): Result => {
       const next = at(this.pkt, target);
-      out.push({
+      return {
         p: 1 / mod,
         pkt: next,
         matched: true,
         effect: [...this.effect, `DNAT to ${addressPort(next.dst, next.dport)}`],
         verdict: { kind: 'accept' },
-      });
+      };
+    };
+    if (byShare.dense) {
+      for (let k = 0; k < mod; k++) {
+        const target = byShare.at.get(k)?.[1];
+        if (!target) {
+          this.assume(`numgen ${k} of ${mod} has no element: that share is not translated`);
+          out.push(untranslated(1 / mod));
+          continue;
+        }
+        out.push(translated(target));
+      }
+      return out;
+    }
+    let rest = mod;
+    for (const [, target] of byShare.at.values())
+      if (target) {
+        out.push(translated(target));
+        rest--;
+      }
+    if (rest > 0) {
+      this.assume(
+        `numgen random mod ${mod}: ${rest} of its ${mod} shares have no element in the map: they are not translated`,
+      );
+      out.push(untranslated(rest / mod));
     }
     return out;
   }
@@ -326,6 +360,29 @@ function keyMatches(key: Value[], element: (string | number)[]): boolean {
 }
 
 /** Merges a numgen vmap's shares that do the same (no element: the walk goes on). */
+/** Up to this N, `numgen random mod N` is walked share by share (a share each, as before); above
+ * it, only the elements the map holds are read and the rest are one share. */
+const DENSE_NUMGEN = 4096;
+
+/** A numgen map's elements by share: the first element whose key is each k in 0..N-1, in key
+ * order, read in one pass over the elements (never over 0..N). */
+function shares<T>(
+  mod: number,
+  elements: T[],
+  keyOf: (e: T) => string | number | undefined,
+): { at: Map<number, T>; dense: boolean } {
+  const found: [number, T][] = [];
+  const seen = new Set<number>();
+  for (const e of elements) {
+    const k = Number(keyOf(e));
+    if (!Number.isInteger(k) || k < 0 || !(k < mod) || seen.has(k)) continue;
+    seen.add(k);
+    found.push([k, e]);
+  }
+  found.sort((a, b) => a[0] - b[0]);
+  return { at: new Map(found), dense: !(mod > DENSE_NUMGEN) };
+}
+
 function merge(results: Result[]): Result[] {
   const miss = results.filter((r) => !r.matched);
   const hits = results.filter((r) => r.matched);
