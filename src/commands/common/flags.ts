@@ -21,7 +21,7 @@ export function withExamples(c: Command, lines: string[]): Command {
     // too narrow for "command   # what it does": the note above, the command wrapped to paste
     const examples = shown.flatMap((l) => {
       if (l.length + 2 <= width) return [`  ${l}`];
-      const [command = '', note] = l.split(/\s+# /);
+      const [command = '', note] = l.split(/(?<!\s)\s+# /);
       return [
         ...(note ? wrap(`# ${note}`, width, '  ', '    ') : []),
         ...wrapCommand(command.trim().split(' '), width, '  '),

@@ -392,9 +392,20 @@ function merge(results: Result[]): Result[] {
 
 /** The items of `{ a, b . c, 0 : goto x }`. */
 function group(text: string): string[] {
-  return text
-    .replace(/^\{\s*|\s*\}$/g, '')
-    .split(/\s*,\s*/)
+  // trims and splits (not a regex's \s* each side: a long run of spaces went quadratic)
+  let s = text.startsWith('{') ? text.slice(1).trimStart() : text;
+  if (s.endsWith('}')) s = s.slice(0, -1).trimEnd();
+  return s
+    .split(',')
+    .map((x, k, all) =>
+      all.length === 1
+        ? x
+        : k === 0
+          ? x.trimEnd()
+          : k === all.length - 1
+            ? x.trimStart()
+            : x.trim(),
+    )
     .filter(Boolean);
 }
 

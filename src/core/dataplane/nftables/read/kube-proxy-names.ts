@@ -46,8 +46,9 @@ const isKubeProxyChain = (name: string) =>
 /** A paste that starts inside kube-proxy's table: no table line, one of its sets, maps or chains;
  * or inside one of its maps, that map's lines first. */
 export const isKubeProxyFragment = (text: string) =>
-  [...text.slice(0, 4096).matchAll(/^\s*(set|map|chain) (\S+) \{$/gm)].some(([, kind, name]) =>
-    kind === 'chain' ? isKubeProxyChain(name!) : KUBE_PROXY_SETS.includes(name!),
+  [...text.slice(0, 4096).matchAll(/^[^\S\r\n\u2028\u2029]*(set|map|chain) (\S+) \{$/gm)].some(
+    ([, kind, name]) =>
+      kind === 'chain' ? isKubeProxyChain(name!) : KUBE_PROXY_SETS.includes(name!),
   ) || mapAbove(text) !== undefined;
 
 /** A table (or a paste of part of one) that is kube-proxy's, by the names only it uses. */

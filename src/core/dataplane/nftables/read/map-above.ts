@@ -45,7 +45,7 @@ export function mapAbove(text: string): { name: string; line: number } | undefin
     const said = /^comment "(.*)";?$/.exec(t);
     if (said) comment = COMMENTS[said[1]!];
     for (const e of t.replace(/^elements = \{\s*/, '').split(/,\s*/)) {
-      const m = ELEMENT.exec(e.replace(/\s*\}$/, '').trim());
+      const m = ELEMENT.exec(e.replace(/(?<!\s)\s*\}$/, '').trim());
       if (!m) continue;
       three ??= e.split(' . ').length === 3;
       targets.push(m[2] ?? m[3]!);

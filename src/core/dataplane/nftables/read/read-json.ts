@@ -26,7 +26,7 @@ export const isNftJson = (text: string) => jsonStart(text.slice(0, 4096)) >= 0;
  * them (`jq '.nftables'`), at the start of a line; -1 when there is none. */
 function jsonStart(text: string): number {
   const m =
-    /(?:^|\n)[ \t]*(\{\s*"nftables"\s*:|\[?\s*\{\s*"(?:metainfo|table|chain|rule|set|map|element)"\s*:)/.exec(
+    /(?:^|\n)[ \t]*(\{\s*"nftables"\s*:|(?:\[\s*)?\{\s*"(?:metainfo|table|chain|rule|set|map|element)"\s*:)/.exec(
       text,
     );
   return m ? m.index + m[0].length - m[1]!.length : -1;

@@ -21,7 +21,9 @@ export interface NftReadOptions {
 
 /** Does this look like the script kube-proxy feeds `nft -f` (and logs)? */
 export const isNftScript = (text: string) =>
-  /^\s*(?:add|create|flush) (?:table|chain|rule|set|map|element) /m.test(text.slice(0, 4096));
+  /^[^\S\r\n\u2028\u2029]*(?:add|create|flush) (?:table|chain|rule|set|map|element) /m.test(
+    text.slice(0, 4096),
+  );
 
 /** A script line of a named stateful object: `add counter ip kube-proxy NAME`, a quota, ... */
 const STATEFUL_OBJECT =
@@ -137,7 +139,7 @@ export function parseNftScript(
       if (verb === 'add' || verb === 'create') {
         c ??= newChain(name);
         for (const part of body.replace(/^\{|\}$/g, '').split(';')) {
-          const h = /^\s*type (\S+) hook (\S+) priority (.+?)\s*$/.exec(part);
+          const h = /^\s*type (\S+) hook (\S+) priority (.*\S|.)\s*$/.exec(part);
           if (h) [c.type, c.hook, c.prio] = [h[1], h[2], priority(h[3]!)];
           const pol = /^\s*policy (\S+)\s*$/.exec(part);
           if (pol) c.policy = pol[1];

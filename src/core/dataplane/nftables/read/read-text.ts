@@ -26,7 +26,8 @@ import { finished, priority, rule, setLine, understood, type Building } from './
 
 /** Does this look like nft's text listing of a table (so `rules --file` reads it as such)? */
 export const isNftText = (text: string) =>
-  /^\s*table (?:ip|ip6|inet) \S+ \{/m.test(text.slice(0, 4096)) || isKubeProxyFragment(text);
+  /^[^\S\r\n\u2028\u2029]*table (?:ip|ip6|inet) \S+ \{/m.test(text.slice(0, 4096)) ||
+  isKubeProxyFragment(text);
 
 interface Line {
   text: string;
@@ -39,7 +40,7 @@ interface Line {
 const lineOf = (l: Line, at: number) => l.joined.reduce((no, j) => (j.at <= at ? j.no : no), l.no);
 
 /** `nft -a` ends a line with its handle ("... # handle 12"): not part of the rule. */
-const withoutHandle = (line: string) => line.replace(/\s+# handle \d+$/, '');
+const withoutHandle = (line: string) => line.replace(/(?<!\s)\s+# handle \d+$/, '');
 
 /** grep's "--" at `k` between two windows, the second starting a block or its header lines
  * ("map service-ips {", "type ..."): the list open above is cut there, not continued. */

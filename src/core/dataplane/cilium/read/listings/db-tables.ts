@@ -149,7 +149,7 @@ export function dbFrontends(lines: string[], source: string): CiliumTable {
     // the table shows the first few and "+ N more ...": the rest is not in the listing
     const more = /\+ (\d+) more/.exec(cell);
     const backends = cell
-      .replace(/\s*\+ \d+ more.*$/, '')
+      .replace(/(?<!\s)\s*\+ \d+ more.*$/, '')
       .split(/,\s*/)
       .filter((b) => b !== '')
       .map((b): CiliumBackend => {

@@ -66,7 +66,7 @@ export function ruleCommand(line: string): RuleCommand | undefined {
   if (!args) return undefined;
   // short options run together as popt takes them ("-At VIP", "-at VIP -r RIP -m"): one each
   const words = args
-    .replace(/\s+#.*$/, '')
+    .replace(/(?<!\s)\s+#.*$/, '')
     .split(/\s+/)
     .filter(Boolean)
     .flatMap((w) => (/^-[A-Za-z]{2,}$/.test(w) ? [...w.slice(1)].map((c) => `-${c}`) : [w]));
