@@ -33,8 +33,11 @@ interface Miss {
   wrong: number;
 }
 
+/** Typo comparisons (a label against a selector key) one Pod's miss makes at most. */
+const TYPO_BUDGET = 10_000;
+
 /** How a Pod's labels differ from the selector; undefined when they are not even close. */
-function miss(
+export function miss(
   selector: Record<string, string>,
   labels: Record<string, string>,
 ): Omit<Miss, 'pods'> | undefined {
@@ -42,6 +45,27 @@ function miss(
   const fix: Record<string, string> = {};
   let near = 0;
   let same = 0;
+  // the labels indexed once (not per selector key: 20,000 keys by 20,000 labels took minutes),
+  // the first label of each value, and a budget of typo comparisons shared by all keys
+  let entries: [string, string][] | undefined;
+  let byValue: Map<string, number> | undefined;
+  let budget = TYPO_BUDGET;
+  /** The first label (in the Pod's order) with value v, or a typo of k=v. */
+  const nearLabel = (k: string, v: string): [string, string] | undefined => {
+    entries ??= Object.entries(labels);
+    if (!byValue) {
+      byValue = new Map();
+      entries.forEach(([, lv], n) => {
+        if (!byValue!.has(lv)) byValue!.set(lv, n);
+      });
+    }
+    const exact = byValue.get(v) ?? entries.length;
+    for (let n = 0; n < exact && budget > 0; n++, budget--) {
+      const [lk, lv] = entries[n]!;
+      if (close(lk, k) && close(lv, v)) return entries[n];
+    }
+    return entries[exact];
+  };
   for (const [k, v] of Object.entries(selector)) {
     if (labels[k] === v) {
       fix[k] = v;
@@ -54,9 +78,7 @@ function miss(
       if (close(labels[k]!, v)) near++;
       continue;
     }
-    const sameValue = Object.entries(labels).find(
-      ([lk, lv]) => lv === v || (close(lk, k) && close(lv, v)),
-    );
+    const sameValue = nearLabel(k, v);
     if (sameValue) {
       differences.push(`has ${sameValue[0]}=${sameValue[1]} where the selector wants ${k}=${v}`);
       fix[sameValue[0]] = sameValue[1];
