@@ -3,6 +3,7 @@
 // (test/core/redact-allowlist.test.ts compares the model and the diagnosis before and after).
 import type { KubeObject } from '../model.js';
 import { familyOf } from '../ipv6.js';
+import { kubernetesPlugin } from '../checks/dns/records.js';
 import { parseVersion } from '../version.js';
 import { FLAGS, PROXY_CONFIG_DATA } from './kube-proxy-fields.js';
 import { each, isObj, Rewrite, S, strings, type Fields } from './prune.js';
@@ -180,13 +181,10 @@ const CILIUM_AGENT_POD: Fields = {
   spec: { ...POD_SPEC, containers: each({ ...CONTAINER, image: S }) },
 };
 
-/** The line of the Corefile checks/dns/records.ts reads the cluster domain from (the same
- * expression). */
-const KUBERNETES_PLUGIN = /^\s*kubernetes\s+([^{\n]+)/m;
-
 const COREFILE_DATA = new Rewrite('Corefile, cut to its kubernetes plugin line', (v) => {
   if (!isObj(v) || typeof v['Corefile'] !== 'string') return undefined;
-  const line = KUBERNETES_PLUGIN.exec(v['Corefile'])?.[0];
+  // the line of the Corefile checks/dns/records.ts reads the cluster domain from
+  const line = kubernetesPlugin(v['Corefile'])?.line;
   return { Corefile: line ? `${line}\n` : '' };
 });
 

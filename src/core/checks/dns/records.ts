@@ -10,11 +10,27 @@ export function clusterDomain(ctx: CheckContext): string {
     (c) => c.namespace === 'kube-system' && c.name === 'coredns',
   )?.data['Corefile'];
   const zones =
-    /^\s*kubernetes\s+([^{\n]+)/m
-      .exec(corefile ?? '')?.[1]
-      ?.trim()
+    kubernetesPlugin(corefile ?? '')
+      ?.zones.trim()
       .split(/\s+/) ?? [];
   return zones.find((z) => !z.endsWith('.arpa'))?.replace(/\.$/, '') ?? 'cluster.local';
+}
+
+const KUBERNETES_PLUGIN = /^\s*kubernetes\s+([^{\n]+)/;
+
+/** The Corefile's kubernetes plugin line (with the blank lines just above it) and its zones: each
+ * line matched on its own (a multiline `^\s*` over the whole Corefile went quadratic on a run of
+ * blank lines: 50,000 newlines took 35 s). */
+export function kubernetesPlugin(corefile: string): { line: string; zones: string } | undefined {
+  const lines = corefile.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const m = KUBERNETES_PLUGIN.exec(lines[i]!);
+    if (!m) continue;
+    let start = i;
+    while (start > 0 && lines[start - 1]!.trim() === '') start--;
+    return { line: [...lines.slice(start, i), m[0]].join('\n'), zones: m[1]! };
+  }
+  return undefined;
 }
 
 export function kubeDnsService(ctx: CheckContext): Service | undefined {
