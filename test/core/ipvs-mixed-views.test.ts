@@ -87,6 +87,13 @@ describe('IPVS: the same listing run again over time (repeated samples)', () => 
     assert.deepEqual([t.duplicates, t.samples], [[], [13, 14, 15, 16, 17]]);
   });
 
+  it("labels naming hosts (a loop's echo) are another node's listing; words like 'After:' are not", () => {
+    const nodes = parseIpvs(['>>> node-1', ...STATS, '>>> node-2', ...later].join('\n') + '\n');
+    assert.match(nodes.samplesBy ?? '', /^host node-2 /);
+    const prose = parseIpvs(['Before:', ...STATS, 'After:', ...later].join('\n') + '\n');
+    assert.deepEqual([prose.samples?.length, prose.samplesBy], [5, undefined]);
+  });
+
   it('weights an -Ln listing gave stay with a later --stats sample; a later -Ln sample gives its own', () => {
     const reweighted = LIST.map((l) =>
       l.replace('Masq    3      0          0', 'Masq    1      0          0'),

@@ -372,8 +372,11 @@ function hostLabel(t: string): string | undefined {
   const m = /^[\s>=#*[\-:]*((?:\d{1,3}\.){3}\d{1,3}|[a-z][\w-]*(?:\.[\w-]+)*)[\s<=#*\]\-:]*$/i.exec(
     t,
   );
-  // a bare word is a name only with the marks around it a label has
-  return m && (/^\d/.test(m[1]!) || m[0] !== m[1]) ? `host ${m[1]}` : undefined;
+  // a name is a host's where it reads as one (a digit, a dot or a dash in it: node-1, worker2,
+  // ip-10-0-1-2.ec2.internal), with the marks around it a label has; "Before:", "Output:" are prose
+  return m && (/^\d/.test(m[1]!) || (m[0] !== m[1] && /[\d.-]/.test(m[1]!)))
+    ? `host ${m[1]}`
+    : undefined;
 }
 
 /** `ipvsadm` typed with -n (--numeric): it prints addresses and ports as numbers. */
