@@ -53,6 +53,17 @@ describe('endpoints step', () => {
       want: ['endpoints-ready:pass', 'pod-missing-from-endpoints:warn', 'endpoint-not-a-pod:warn'],
     },
     {
+      // before: "✓ 2 of 2 endpoints ready", nothing said of web-2's Ready=False
+      name: 'a Pod not ready that the slice still lists ready: the slice lags the Pod',
+      objects: [
+        aService(),
+        anEndpointSlice(),
+        aPod({ name: 'web-1' }),
+        aPod({ name: 'web-2', ip: '10.244.1.6', node: 'node-b', ready: false, why: 'probe' }),
+      ],
+      want: ['endpoints-ready:pass', 'endpoint-not-ready:warn'],
+    },
+    {
       name: 'one of two not ready',
       objects: [
         aService(),

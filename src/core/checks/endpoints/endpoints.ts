@@ -227,6 +227,41 @@ function readyOnDownNodes(ctx: CheckContext, svc: Service, all: PortEndpoint[]):
   );
 }
 
+/** Endpoints the EndpointSlice calls ready whose Pod says Ready=False: the slice lags the Pod, and
+ * traffic is still sent to a Pod whose readiness check fails (a node down says its own). */
+function readyInSliceOnly(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {
+  // publishNotReadyAddresses marks every selected Pod ready: said by its own finding
+  if (svc.publishNotReadyAddresses) return [];
+  const lagging = all.filter(
+    (e) =>
+      e.ready &&
+      e.pod &&
+      !notPodsAddress(e) &&
+      e.pod.conditions.some((c) => c.type === 'Ready' && c.status === 'False') &&
+      !nodeDown(ctx, e.nodeName ?? e.pod.nodeName),
+  );
+  return lagging.map((e) => {
+    const why = whyNotReady(e.pod!);
+    return finding(
+      'endpoint-not-ready',
+      'warn',
+      `Pod ${e.pod!.name} is not ready (${why.short}), but the EndpointSlice still lists it ready`,
+      {
+        explanation: `Pod ${e.pod!.name} says Ready=False (${why.reason}), yet EndpointSlice ${e.slice} lists ${e.ip} ready: the slice lags the Pod (the endpoint controller in kube-controller-manager is behind or not running, or the slice was written by hand). Until it catches up, the Service's traffic is still sent to a Pod that is not ready.`,
+        evidence: [read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`), ...why.evidence],
+        next: kubectl(
+          'kube-system',
+          'logs',
+          '-l',
+          'component=kube-controller-manager',
+          '--tail=50',
+        ),
+        ...(e.nodeName ? { node: e.nodeName } : {}),
+      },
+    );
+  });
+}
+
 /** Endpoints counted as Pods: a dual-stack Pod is one endpoint with an address in each family. */
 function perFamily(eps: PortEndpoint[]): { count: (list: PortEndpoint[]) => number; note: string } {
   const families = [...new Set(eps.map((e) => familyOf(e.ip)))].sort();
@@ -393,6 +428,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
     ...legacyAgreement(ctx, svc, all),
     ...(unlisted && served ? [unlisted] : []),
     ...readyOnDownNodes(ctx, svc, all),
+    ...readyInSliceOnly(ctx, svc, all),
     ...mismatches(ctx, svc, all),
   ];
 }
