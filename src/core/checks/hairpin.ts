@@ -1,7 +1,7 @@
 // Step 10: a Pod reaching itself through its own Service. The DNAT makes source and destination
 // the same Pod; unless the KUBE-SEP chain marks that packet for masquerade, the reply goes back
 // inside the Pod from its own address and the client drops it. Checked on each endpoint's node.
-import { stateSeen, unseen } from '../findings/evidence.js';
+import { read, stateSeen, unseen } from '../findings/evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../findings/next-command.js';
 import { type Check, consequence, count, findingOf, list, pending } from './check.js';
@@ -183,6 +183,44 @@ function check(ctx: CheckContext): Finding[] {
   return hairpinPresent([...hows].join(' '), l);
 }
 
+/** Ready endpoints none of which is a Pod (the API server's host address behind
+ * default/kubernetes, a node's address, an address outside the cluster): no Pod can be sent to
+ * itself, said as that, not as "no ready endpoints". */
+function readyNotPods(ctx: CheckContext): Finding | undefined {
+  const svc = ctx.service!;
+  const ready = svc.ports.flatMap((p) => ctx.endpoints(p)).filter((e) => e.ready);
+  // a hostNetwork Pod's address is its node's: no Pod of its own
+  const aPods = (ip: string) =>
+    ctx.view.pods.some(
+      (p) => !p.hostNetwork && p.podIPs.some((x) => canonicalAddress(x) === canonicalAddress(ip)),
+    );
+  if (ready.length === 0 || ready.some((e) => e.pod || e.podName || aPods(e.ip))) return undefined;
+  const addresses = [...new Set(ready.map((e) => hostPort(e.ip, e.port)))];
+  const nodeOf = (ip: string) =>
+    ctx.view.nodes.find((n) => n.ips.some((x) => canonicalAddress(x) === canonicalAddress(ip)));
+  const apiServer = svc.namespace === 'default' && svc.name === 'kubernetes';
+  const onNodes = ready.every((e) => nodeOf(e.ip));
+  const what = apiServer
+    ? "the API server's host address"
+    : onNodes
+      ? "a node's own address (host network)"
+      : 'no Pod';
+  const one = addresses.length === 1;
+  return finding(
+    'hairpin-not-checked',
+    'skip',
+    `${one ? 'its endpoint is' : 'its endpoints are'} not ${one ? 'a Pod' : 'Pods'} (${what}): no Pod can be sent to itself`,
+    {
+      explanation: `${list(addresses)} ${one ? 'is' : 'are'} ${apiServer ? "the API server's host address, which the API server itself writes into default/kubernetes' endpoints" : onNodes ? "a node's own address" : 'named by no Pod'}: hairpin traffic needs an endpoint that is also the client Pod, so there is nothing to check.`,
+      evidence: ready.map((e) =>
+        read(
+          `EndpointSlice ${e.slice}: ${hostPort(e.ip, e.port)} ready${nodeOf(e.ip) ? ` (Node ${nodeOf(e.ip)!.name}'s address)` : ''}, no Pod named`,
+        ),
+      ),
+    },
+  );
+}
+
 export const hairpinCheck: Check<'hairpin'> = {
   id: 'hairpin',
   title: 'Hairpin',
@@ -211,6 +249,8 @@ export const hairpinCheck: Check<'hairpin'> = {
       ];
     }
     const found = check(ctx);
+    const notPods = readyNotPods(ctx);
+    if (notPods) return [notPods];
     if (!ctx.service!.ports.some((p) => readyEndpoints(ctx, p).length > 0))
       return [
         finding('hairpin-not-checked', 'skip', 'no ready endpoints: no Pod can be sent to itself', {

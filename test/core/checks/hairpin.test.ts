@@ -88,3 +88,14 @@ describe('hairpin on nodes whose kube-proxy reads the legacy Endpoints', () => {
     assert.match(said, /nginx-55fc968d9-kh24k \(IPv6\) on vm-12-7-centos: /);
   });
 });
+
+describe('hairpin for a Service whose endpoints are not Pods', () => {
+  it('default/kubernetes: its endpoint is the API server\'s host address, not "no ready endpoints"', async () => {
+    // before: "no ready endpoints: no Pod can be sent to itself", beside step 4's "1 of 1 ready"
+    const read = await readSnapshot('snapshots/nginx-svc');
+    const found = run(hairpinCheck, read, {}, { namespace: 'default', service: 'kubernetes' });
+    assert.deepEqual(ids(found), ['hairpin-not-checked:skip']);
+    assert.match(found[0]!.title, /^its endpoint is not a Pod \(the API server's host address\)/);
+    assert.doesNotMatch(found[0]!.title, /no ready endpoints/);
+  });
+});
