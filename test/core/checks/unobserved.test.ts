@@ -363,7 +363,9 @@ describe('dual-stack, on the API side', () => {
     const r = diagnose(facts, TARGET);
     const dns = step(r, 'dns').findings.map((f) => `${f.id}:${f.status} ${f.title}`);
     assert.ok(
-      dns.includes('dns-answer-ok:pass vm-12-7-centos: nginx-svc.default AAAA -> fd00:10:96::be'),
+      dns.includes(
+        'dns-answer-ok:pass vm-12-7-centos: nginx-svc.default.svc.cluster.local AAAA -> fd00:10:96::be',
+      ),
       dns.join('\n'),
     );
     const reach = step(r, 'reachability').findings.map((f) => `${f.id}:${f.status} ${f.title}`);

@@ -39,7 +39,9 @@ export function lookups(
     for (const exp of expected) {
       let probe: NodeProbe | undefined;
       let result;
+      let asked = exp.name;
       for (const name of [exp.name, `${exp.name}.`]) {
+        asked = name;
         probe = { kind: 'dns-lookup', name, server, type: exp.type };
         result = ctx.probe(node, probe);
         if (result) break;
@@ -87,12 +89,13 @@ export function lookups(
         sameOn(
           `ok ${exp.type} ${exp.name}`,
           (n) =>
-            `${exp.name.replace(/\.svc\..*$/, '')} ${exp.type} -> ${exp.answers.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN'} on ${n.length} nodes (${listFew(n, 3)})`,
+            `${exp.name} ${exp.type} -> ${exp.answers.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN'} on ${n.length} nodes (${listFew(n, 3)})`,
           finding(
             'dns-answer-ok',
             'pass',
             // one per node that looked it up: each says where
-            `${node}: ${exp.name.replace(/\.svc\..*$/, '')} ${exp.type} -> ${result.detail}`,
+            // the name that was looked up, as it was asked (never a shorter one it was not)
+            `${node}: ${asked} ${exp.type} -> ${result.detail}`,
             {
               explanation:
                 'The lookup through the kube-dns ClusterIP returned what the Service objects say.',
