@@ -200,6 +200,8 @@ function readyNotPods(ctx: CheckContext): Finding | undefined {
     ctx.view.nodes.find((n) => n.ips.some((x) => canonicalAddress(x) === canonicalAddress(ip)));
   const apiServer = svc.namespace === 'default' && svc.name === 'kubernetes';
   const onNodes = ready.every((e) => nodeOf(e.ip));
+  // an address no Pod is seen to have, outside the nodes: the other reasons below say it
+  if (!apiServer && !onNodes) return undefined;
   const what = apiServer
     ? "the API server's host address"
     : onNodes
