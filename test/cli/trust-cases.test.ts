@@ -96,7 +96,7 @@ describe('claims on the bundled snapshots', () => {
       {
         step: 'Hairpin',
         mark: '◐',
-        line: /^3 of 4 endpoints: .*; hairpin of nginx-55fc968d9-4pddn not checked$/,
+        line: /^3 of 4 endpoints: .*; hairpin of nginx-55fc968d9-4pddn \(IPv6\) not checked$/,
         finding: { step: 'hairpin', id: 'hairpin-not-observed', kinds: ['not-observed'] },
         exit: 1,
       },

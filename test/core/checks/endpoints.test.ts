@@ -154,6 +154,29 @@ describe('endpoints step', () => {
   for (const c of cases)
     it(c.name, () => assert.deepEqual(ids(run(endpointsCheck, facts(c.objects))), c.want));
 
+  it('counts no endpoint another finding of the step doubts in its pass (before: "2 of 2 ready")', () => {
+    const title = (objects: KubeObject[]) =>
+      run(endpointsCheck, facts(objects)).find((f) => f.id === 'endpoints-ready')?.title;
+    const misnamed = anEndpointSlice({
+      endpoints: [
+        { ip: '10.244.0.5', node: 'node-a', pod: 'web-1' },
+        { ip: '10.244.1.99', node: 'node-b', pod: 'web-2' },
+      ],
+    });
+    assert.equal(
+      title([aService(), misnamed, ...webPods()]),
+      '80/TCP: 1 of 2 endpoints ready; 1 more listed ready, in doubt (below)',
+    );
+    const unready = aPod({ name: 'web-2', ip: '10.244.1.6', node: 'node-b', ready: false });
+    assert.equal(
+      title([aService(), anEndpointSlice(), aPod({ name: 'web-1' }), unready]),
+      '80/TCP: 1 of 2 endpoints ready; 1 more listed ready, in doubt (below)',
+    );
+    // every ready endpoint in doubt: no pass at all, their findings say why
+    const both = [aPod({ name: 'web-1', ready: false }), unready];
+    assert.equal(title([aService(), anEndpointSlice(), ...both]), undefined);
+  });
+
   it('says why a Pod is not ready, and where to look', () => {
     const objects = [
       aService(),

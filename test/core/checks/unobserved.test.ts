@@ -290,6 +290,12 @@ describe('dual-stack, on the API side', () => {
     v6.metadata!.name = `${v4.metadata!.name}-v6`;
     for (const e of v6.endpoints) e.addresses = [six[e.addresses[0]!]!];
     facts.objects.push(v6);
+    // dual-stack Pods hold an address in each family
+    for (const p of facts.objects.filter((o) => o.kind === 'Pod')) {
+      const status = p['status'] as { podIP?: string; podIPs?: { ip: string }[] };
+      const ip6 = status.podIP && six[status.podIP];
+      if (ip6) status.podIPs = [{ ip: status.podIP! }, { ip: ip6 }];
+    }
     const r = diagnose(facts, TARGET);
     const eps = step(r, 'endpoints').findings;
     assert.equal(

@@ -262,6 +262,17 @@ function readyInSliceOnly(ctx: CheckContext, svc: Service, all: PortEndpoint[]):
   });
 }
 
+/** A ready endpoint this step's own findings put in doubt (its address not its Pod's, its node
+ * down, its Pod not ready): never counted in a pass, said by its finding instead. */
+function inDoubt(ctx: CheckContext, svc: Service, e: PortEndpoint): boolean {
+  if (notPodsAddress(e) || nodeDown(ctx, e.nodeName ?? e.pod?.nodeName)) return true;
+  return (
+    !svc.publishNotReadyAddresses &&
+    e.pod !== undefined &&
+    e.pod.conditions.some((c) => c.type === 'Ready' && c.status === 'False')
+  );
+}
+
 /** Endpoints counted as Pods: a dual-stack Pod is one endpoint with an address in each family. */
 function perFamily(eps: PortEndpoint[]): { count: (list: PortEndpoint[]) => number; note: string } {
   const families = [...new Set(eps.map((e) => familyOf(e.ip)))].sort();
@@ -358,18 +369,22 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
       continue;
     }
     if (ready.length > 0) {
-      out.push(
-        finding(
-          'endpoints-ready',
-          'pass',
-          `${what}: ${pods.count(ready)} of ${count(pods.count(eps), 'endpoint')} ready${pods.note}`,
-          {
-            explanation: `Traffic for ${what} is balanced across ${list2(ready)}.`,
-            evidence,
-            service: spn,
-          },
-        ),
-      );
+      const sure = ready.filter((e) => !inDoubt(ctx, svc, e));
+      const doubted = ready.length - sure.length;
+      // every ready one in doubt: no pass, their findings below say why
+      if (sure.length > 0)
+        out.push(
+          finding(
+            'endpoints-ready',
+            'pass',
+            `${what}: ${pods.count(sure)} of ${count(pods.count(eps), 'endpoint')} ready${pods.note}${doubted > 0 ? `; ${doubted} more listed ready, in doubt (below)` : ''}`,
+            {
+              explanation: `Traffic for ${what} is balanced across ${list2(ready)}${doubted > 0 ? `, of which ${list2(ready.filter((e) => inDoubt(ctx, svc, e)))} ${doubted === 1 ? 'is' : 'are'} in doubt: the findings below say why` : ''}.`,
+              evidence,
+              service: spn,
+            },
+          ),
+        );
     } else if (serving.length > 0) {
       out.push(
         finding(
