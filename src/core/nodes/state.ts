@@ -20,6 +20,7 @@ import { podReady } from '../checks/pod-health.js';
 import {
   CILIUM_STEMS,
   ciliumAgentOn,
+  ciliumConfig,
   isCiliumAgentPod,
   knows,
   type CiliumAgent,
@@ -169,9 +170,7 @@ function agentMissing(
       },
     };
   }
-  const cfg = view.configMaps.find((c) => c.name === 'cilium-config')?.data[
-    'kube-proxy-replacement'
-  ];
+  const cfg = ciliumConfig(view)?.data['kube-proxy-replacement'];
   const cluster =
     cfg !== undefined
       ? ['true', 'strict'].includes(cfg.trim())

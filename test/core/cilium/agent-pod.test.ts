@@ -7,6 +7,7 @@ import { KubeApi } from '../../../src/cluster/kube-api.js';
 import { ciliumAgentExec } from '../../../src/cluster/nodes/kube-proxy.js';
 import {
   ciliumAgentPodOn,
+  ciliumConfig,
   isCiliumAgentPod,
 } from '../../../src/core/dataplane/cilium/agent/agent.js';
 import { ViewIndex } from '../../../src/core/kube/view-index.js';
@@ -115,5 +116,19 @@ describe('Cilium agent Pods', () => {
       }
       assert.deepEqual(execs, [want, want]);
     });
+  });
+});
+
+describe("Cilium's ConfigMap", () => {
+  it("is kube-system's: a tenant's ConfigMap named cilium-config is not believed", () => {
+    const cm = (namespace: string, kpr: string) => ({
+      name: 'cilium-config',
+      namespace,
+      data: { 'kube-proxy-replacement': kpr },
+    });
+    const tenant = cm('default', 'false');
+    assert.equal(ciliumConfig({ configMaps: [tenant] as never }), undefined);
+    const own = cm('kube-system', 'true');
+    assert.equal(ciliumConfig({ configMaps: [tenant, own] as never }), own);
   });
 });

@@ -3,7 +3,7 @@
 import { read, seen, unseen } from '../../findings/evidence.js';
 import type { Evidence } from '../../model.js';
 import { kubectl, type NextCommand } from '../../findings/next-command.js';
-import { isCiliumAgentPod, knows } from '../../dataplane/cilium/agent/agent.js';
+import { ciliumConfig, isCiliumAgentPod, knows } from '../../dataplane/cilium/agent/agent.js';
 import type { Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
 import { count, findingOf, list } from '../check.js';
@@ -33,9 +33,7 @@ export function replacement(
 ): { name: string; evidence: Evidence[]; next?: NextCommand; unobserved?: string } | undefined {
   if (kubeProxyPods(ctx).length > 0) return undefined;
   const cilium = ctx.view.pods.filter(isCiliumAgentPod);
-  const cfg = ctx.view.configMaps.find((c) => c.name === 'cilium-config')?.data[
-    'kube-proxy-replacement'
-  ];
+  const cfg = ciliumConfig(ctx.view)?.data['kube-proxy-replacement'];
   if (cilium.length > 0 || (cfg && cfg !== 'false' && cfg !== 'disabled')) {
     // only an agent's own status, read on its node, shows the replacement in force
     const observed = ciliumNodes(ctx)

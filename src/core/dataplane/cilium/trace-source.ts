@@ -8,7 +8,7 @@
 import type { ClusterView } from '../../kube/objects.js';
 import { cidrHolds } from '../../ipv6.js';
 import type { TracePacket } from '../trace/trace.js';
-import { ciliumAgentOn, ciliumAgentPodOn, type CiliumAgent } from './agent/agent.js';
+import { ciliumAgentOn, ciliumAgentPodOn, ciliumConfig, type CiliumAgent } from './agent/agent.js';
 import { readSourcesText, wasRead } from './agent/provenance.js';
 
 /** A Pod range and where it was read. */
@@ -101,7 +101,7 @@ export function sendersOf(
   agentOf?: (node: string) => CiliumAgent | undefined,
 ): TraceSenders {
   const own = view.nodes.find((n) => n.name === node);
-  const pool = view.configMaps.find((c) => c.name === 'cilium-config');
+  const pool = ciliumConfig(view);
   const poolRanges = ['cluster-pool-ipv4-cidr', 'cluster-pool-ipv6-cidr'].flatMap((key) =>
     (pool?.data[key] ?? '')
       .split(/[\s,]+/)

@@ -197,6 +197,10 @@ const goBool = (v: string | undefined, unset: boolean) =>
 /** "true", "strict" (before 1.14) replace kube-proxy; "partial", "false", "disabled" do not. */
 const replaces = (v: string | undefined) => v === 'true' || v === 'strict';
 
+/** Cilium's ConfigMap: kube-system's, where its agents run (one a tenant names so is not it). */
+export const ciliumConfig = (view: Pick<ClusterView, 'configMaps'>) =>
+  view.configMaps.find((c) => c.name === 'cilium-config' && c.namespace === 'kube-system');
+
 /** The agent whose Pod is `pod` (none: no agent on that node), with its `status` answer. */
 export function ciliumAgentOn(
   view: ClusterView,
@@ -204,7 +208,7 @@ export function ciliumAgentOn(
   status: string | undefined,
 ): CiliumAgent | undefined {
   if (!pod) return undefined;
-  const configMap = view.configMaps.find((c) => c.name === 'cilium-config');
+  const configMap = ciliumConfig(view);
   const config = configMap?.data;
   const said = status ? fromStatus(status) : undefined;
   // the agent reads each key's value trimmed (ReadDirConfig's bytes.TrimSpace)
