@@ -231,10 +231,10 @@ describe(
         titles('reachability').some((t) => t.startsWith(`IPv6: ClusterIP [${v6}]:80 answers from`)),
         said,
       );
-      // each node's lookups, each said as that node's
+      // each node's lookups of the full name, each said as that node's
       for (const { name } of c.info.nodes) {
-        assert.ok(titles('dns').includes(`${name}: web.ds AAAA -> ${v6}`), said);
-        assert.ok(titles('dns').includes(`${name}: web.ds A -> ${v4}`), said);
+        assert.ok(titles('dns').includes(`${name}: web.ds.svc.cluster.local AAAA -> ${v6}`), said);
+        assert.ok(titles('dns').includes(`${name}: web.ds.svc.cluster.local A -> ${v4}`), said);
       }
     });
 
