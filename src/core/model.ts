@@ -20,6 +20,12 @@ export const percent = (p: number): string => `${Math.round(p * 1000) / 10}%`;
 /** "4,996": counts of nodes and Services as a person reads them. */
 export const thousands = (n: number): string => n.toLocaleString('en-US');
 
+/** The Service a ServicePortName is of ("ns/name:port": neither part can hold ':' or '/'). */
+export function serviceRefOf(name: ServicePortName): { namespace: string; name: string } {
+  const [namespace = '', service = ''] = name.split(':')[0]!.split('/');
+  return { namespace, name: service };
+}
+
 /** A ServicePortName as a person reads it: old kube-proxy wrote an unnamed port as "ns/name:". */
 export function portNameText(name: ServicePortName): string {
   return name.endsWith(':') ? `${name.slice(0, -1)} (port unnamed)` : name;

@@ -43,21 +43,18 @@ export class NodeAnalysis extends NodeExpected {
     const nft = this.mode() === 'nftables' ? this.nft() : undefined;
     const ipvs = this.mode() === 'ipvs' ? this.ipvs() : undefined;
     const cilium = this.mode() === 'cilium' ? this.cilium() : undefined;
+    // which Services the facts listed whole: where "the API has no Service X" may be said
+    const listed = serviceListScope(this.analysis.facts);
     if (cilium?.read)
       return (this.dataplaneMemo = ciliumDataplane(
         cilium.read,
         this.analysis.view,
         (n) => this.analysis.state(n).cilium,
-        serviceListScope(this.analysis.facts),
+        listed,
       ));
     const rules = this.rules();
     return (this.dataplaneMemo = nft?.table
-      ? nftablesDataplane(
-          nft.table,
-          nft.source,
-          this.analysis.view,
-          serviceListScope(this.analysis.facts),
-        )
+      ? nftablesDataplane(nft.table, nft.source, this.analysis.view, listed)
       : ipvs?.read
         ? ipvsDataplane(
             ipvs.read,
@@ -65,15 +62,10 @@ export class NodeAnalysis extends NodeExpected {
             () => this.ipvsKnown(ipvs.read!),
             () => this.analysis.state(this.name).config.value,
             () => this.rules(),
-            serviceListScope(this.analysis.facts),
+            listed,
           )
         : rules?.ruleset
-          ? iptablesDataplane(
-              rules.ruleset,
-              rules.source,
-              this.analysis.view,
-              serviceListScope(this.analysis.facts),
-            )
+          ? iptablesDataplane(rules.ruleset, rules.source, this.analysis.view, listed)
           : undefined);
   }
 

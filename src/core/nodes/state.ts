@@ -23,6 +23,7 @@ import {
   ciliumConfig,
   isCiliumAgentPod,
   knows,
+  replaces,
   type CiliumAgent,
 } from '../dataplane/cilium/agent/agent.js';
 import { SETTING_NOT_KNOWN } from '../dataplane/cilium/agent/refused.js';
@@ -173,7 +174,7 @@ function agentMissing(
   const cfg = ciliumConfig(view)?.data['kube-proxy-replacement'];
   const cluster =
     cfg !== undefined
-      ? ['true', 'strict'].includes(cfg.trim())
+      ? replaces(cfg.trim())
       : view.pods.some(isCiliumAgentPod) && !view.pods.some(isKubeProxyPod);
   // a status saying no replacement, or kube-proxy answering on the node: its own mode stands
   if (!cluster || said?.kubeProxyReplacement === false || proxySeen() === 'observed')

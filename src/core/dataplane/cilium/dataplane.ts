@@ -5,7 +5,7 @@ import { listedEntryLines } from '../listed-entries.js';
 import type { CiliumCompared } from '../drift.js';
 import type { ClusterView } from '../../kube/objects.js';
 import type { ServiceListScope } from '../../facts/service-list-scope.js';
-import type { ServicePortName } from '../../model.js';
+import { serviceRefOf, type ServicePortName } from '../../model.js';
 import type { CiliumAgent } from './agent/agent.js';
 import { healthServerUnknown, knownMapFlags } from './agent/comparable.js';
 import { ciliumDrift, type CiliumDriftInput } from './drift.js';
@@ -71,10 +71,7 @@ export function ciliumDataplane(
     ...(read.maps ? { maps: read.maps } : {}),
     trees: (ports) => {
       // one Service's trees need only its own frontends named: not the whole cluster's
-      const services = ports.only?.map((p) => {
-        const [namespace, name] = p.name.split(':')[0]!.split('/');
-        return { namespace: namespace!, name: name! };
-      });
+      const services = ports.only?.map((p) => serviceRefOf(p.name));
       const known: CiliumKnown = new Map();
       // the health server's frontends serve no Service port
       for (const f of expected(services).filter((x) => !healthServerOf(x.service))) {
@@ -139,11 +136,7 @@ export function ciliumDataplane(
     // what of these Service ports the table read in part leaves out: their frontends not in a
     // table cut short, their backends not all shown
     notReadFor: (ports) => {
-      const services = [...ports].map((p) => {
-        const [namespace, name] = p.split(':')[0]!.split('/');
-        return { namespace: namespace!, name: name! };
-      });
-      return unreadFor(table, expected(services), ports);
+      return unreadFor(table, expected([...ports].map(serviceRefOf)), ports);
     },
   };
 }

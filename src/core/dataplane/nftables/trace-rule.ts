@@ -359,7 +359,6 @@ function keyMatches(key: Value[], element: (string | number)[]): boolean {
   return key.length === element.length && key.every((v, k) => one(v, String(element[k])));
 }
 
-/** Merges a numgen vmap's shares that do the same (no element: the walk goes on). */
 /** Up to this N, `numgen random mod N` is walked share by share (a share each, as before); above
  * it, only the elements the map holds are read and the rest are one share. */
 const DENSE_NUMGEN = 4096;
@@ -383,6 +382,7 @@ function shares<T>(
   return { at: new Map(found), dense: !(mod > DENSE_NUMGEN) };
 }
 
+/** Merges a numgen vmap's shares that do the same (no element: the walk goes on). */
 function merge(results: Result[]): Result[] {
   const miss = results.filter((r) => !r.matched);
   const hits = results.filter((r) => r.matched);

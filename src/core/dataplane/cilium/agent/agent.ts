@@ -195,11 +195,11 @@ const goBool = (v: string | undefined, unset: boolean) =>
   v === undefined ? unset : ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
 
 /** "true", "strict" (before 1.14) replace kube-proxy; "partial", "false", "disabled" do not. */
-const replaces = (v: string | undefined) => v === 'true' || v === 'strict';
+export const replaces = (v: string | undefined) => v === 'true' || v === 'strict';
 
 /** Cilium's ConfigMap: kube-system's, where its agents run (one a tenant names so is not it). */
 export const ciliumConfig = (view: Pick<ClusterView, 'configMaps'>) =>
-  view.configMaps.find((c) => c.name === 'cilium-config' && c.namespace === 'kube-system');
+  view.configMaps.find((c) => c.name === 'cilium-config' && c.namespace === CILIUM_NAMESPACE);
 
 /** The agent whose Pod is `pod` (none: no agent on that node), with its `status` answer. */
 export function ciliumAgentOn(
