@@ -5,7 +5,8 @@
 // since anyone who can exec where they run is root on the node. Before creating one kdebug checks
 // RBAC and the namespace's Pod Security level and asks (or needs --yes); it deletes its Pods when
 // it ends, and activeDeadlineSeconds stops them even if kdebug is killed (`kdebug cleanup` then
-// removes what is left). Each Pod names the run that owns it and carries a lease that run renews:
+// removes what is left). A create whose answer is lost may still have made a Pod: the run finds
+// it by its run label and deletes it, at once and again at close. Each Pod names the run that owns it and carries a lease that run renews:
 // cleanup spares the Pods of live runs. A name can be reused: every exec, renewal and delete is
 // tied to the UID the API gave the Pod at create.
 // The Pod's shape, the checks before it, its state and `kdebug cleanup` are in debug-pod/.
@@ -20,6 +21,7 @@ import { NodeUnavailable, type NodeChannel, type NodeRunner } from './channel.js
 import { nodeArgv } from './commands.js';
 import { DEBUG_NAMESPACE } from '../permissions.js';
 import { DEFAULT_DEBUG_IMAGE } from '../debug-image.js';
+import { deleteUnanswered } from './debug-pod/cleanup.js';
 import { preflight } from './debug-pod/consent.js';
 import {
   CONTAINER,
@@ -95,6 +97,8 @@ export class DebugPods implements NodeChannel {
   private refused?: string;
   /** The Pods this run made and has not deleted: name -> the UID the API gave it at create. */
   private readonly created = new Map<string, string>();
+  /** Nodes whose create went unanswered and whose Pod was not found yet: looked for at close. */
+  private readonly unanswered = new Set<string>();
   /** Each node's Pod, by name: deleted once the run is done with the node. */
   private readonly onNode = new Map<string, string>();
   private readonly creating = new Set<Promise<unknown>>();
@@ -158,6 +162,7 @@ export class DebugPods implements NodeChannel {
         }),
       );
     } catch (e) {
+      if (!refusedCreate(e)) await this.sweep(node);
       const message = (e as Error).message;
       if (e instanceof KubeApiError && e.reason === 'forbidden') {
         this.refused = /Pod Security/.test(message)
@@ -343,9 +348,31 @@ export class DebugPods implements NodeChannel {
     this.created.delete(name);
   }
 
-  /** The Pods this run created and has not deleted yet ("namespace/name"). */
+  /**
+   * Deletes the Pods of this run's unanswered creates, on `node` or (at close) all; a node whose
+   * Pod is not found is looked for again at close, as its create may still be on its way there.
+   */
+  private async sweep(node?: string): Promise<void> {
+    if (node !== undefined) this.unanswered.add(node);
+    const known = new Set(this.created.values());
+    const run = this.o.run;
+    try {
+      const found = await deleteUnanswered(this.api, this.namespace, { run, node, known });
+      if (node === undefined) this.unanswered.clear();
+      else if (found > 0) this.unanswered.delete(node);
+    } catch (e) {
+      if (node === undefined) throw e;
+      // close() looks again
+    }
+  }
+
+  /** The Pods this run created and has not deleted yet ("namespace/name"), and those its
+   * unanswered creates may have made. */
   get pods(): string[] {
-    return [...this.created.keys()].map((n) => `${this.namespace}/${n}`);
+    return [
+      ...[...this.created.keys()].map((n) => `${this.namespace}/${n}`),
+      ...[...this.unanswered].map((n) => `${this.namespace}/? (node ${n}, create unanswered)`),
+    ];
   }
 
   /** Deletes every Pod this run created, waiting for creates still on their way. */
@@ -355,7 +382,10 @@ export class DebugPods implements NodeChannel {
     this.renewer = undefined;
     await this.renewing; // a renewal on its way lands before the Pods go
     await Promise.allSettled([...this.creating]);
-    const results = await Promise.allSettled([...this.created.keys()].map((n) => this.remove(n)));
+    const results = await Promise.allSettled([
+      ...[...this.created.keys()].map((n) => this.remove(n)),
+      ...(this.unanswered.size > 0 ? [this.sweep()] : []),
+    ]);
     // Pods a failed delete leaves are said in the error below; no later signal deletes them
     this.o.holders?.delete(this);
     const left = this.pods;
@@ -366,4 +396,11 @@ export class DebugPods implements NodeChannel {
       );
     }
   }
+}
+
+/** The API answered the create with a refusal (4xx): no Pod was made. A timeout, a reset or a
+ * 5xx (the API server's own 504 lets the create go on) leaves it unknown. */
+function refusedCreate(e: unknown): boolean {
+  const code = e instanceof KubeApiError ? e.code : undefined;
+  return code !== undefined && code >= 400 && code < 500 && code !== 408;
 }

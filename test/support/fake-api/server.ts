@@ -50,6 +50,8 @@ export interface FakeApiOptions {
   stall?: (r: RequestRecord) => boolean;
   /** Requests whose connection is reset unanswered (the API server went away). */
   drop?: (r: RequestRecord) => boolean;
+  /** Requests carried out whose answer is lost: the connection reset, or never answered. */
+  lose?: (r: RequestRecord) => 'reset' | 'hang' | undefined;
   /** Requests answered 200 with a JSON body that never ends (a hostile API server); see floods. */
   flood?: (r: RequestRecord) => boolean;
   /** Execs whose stdout never ends (a node that never stops writing); see floods. */
@@ -615,6 +617,14 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       return;
     }
     if (options.drop?.(record)) return void req.socket.destroy();
+    const lost = options.lose?.(record);
+    // the request is carried out; its answer never reaches the client
+    if (lost)
+      res.end = (() => {
+        if (lost === 'reset') req.socket.destroy();
+        else stalled.add(res);
+        return res;
+      }) as typeof res.end;
     if (options.flood?.(record)) return floodBody(res, floodOf(record.path));
     if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     const user = authenticate(req);

@@ -1,12 +1,20 @@
 // `kdebug cleanup`: the debug Pods left behind, each judged by its run's lease, and their deletion,
-// each only if it is still the Pod listed.
+// each only if it is still the Pod listed. Also a run's own sweep for the Pods of creates whose
+// answer it never got.
 import { toPod } from '../../../core/kube/objects.js';
 import type { KubeObject } from '../../../core/model.js';
 import { apiPath } from '../../cluster.js';
 import type { KubeApi } from '../../kube-api.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { DEBUG_NAMESPACE } from '../../permissions.js';
-import { DEBUG_POD_SELECTOR, LEASE_SECONDS, notKdebugs, OWNER } from './manifest.js';
+import {
+  DEBUG_POD_SELECTOR,
+  LEASE_SECONDS,
+  notKdebugs,
+  OWNER,
+  runSelector,
+  type RunOwner,
+} from './manifest.js';
 
 /** A debug Pod found by `kdebug cleanup`, and whether the run that made it still lives. */
 export interface LeftPod {
@@ -113,4 +121,29 @@ export async function deleteDebugPods(api: KubeApi, pods: LeftPod[]): Promise<Le
     if (await api.deletePod(p.namespace, p.name, { gracePeriodSeconds: 0, uid: p.uid }))
       deleted.push(p);
   return deleted;
+}
+
+/**
+ * Deletes the Pods of this run that it holds no UID for: made by a create whose answer was lost
+ * (a timeout, a reset connection, a 5xx after the API server stored it). Found by the run's label,
+ * on `node` only when given; each deleted only if it is still the Pod listed. Returns how many it
+ * found (each now gone).
+ */
+export async function deleteUnanswered(
+  api: KubeApi,
+  namespace: string,
+  o: { run?: RunOwner; node?: string; known: ReadonlySet<string> },
+): Promise<number> {
+  const path = apiPath({ resource: 'pods', namespace });
+  const { items } = await api.list(path, { labelSelector: runSelector(o.run) });
+  let found = 0;
+  for (const raw of items) {
+    const uid = String(raw.metadata?.['uid'] ?? '');
+    // a label is easy to copy: only a Pod of kdebug's own shape is deleted
+    if (o.known.has(uid) || notKdebugs(raw)) continue;
+    if (o.node !== undefined && toPod(raw).nodeName !== o.node) continue;
+    await api.deletePod(namespace, raw.metadata?.name ?? '', { gracePeriodSeconds: 0, uid });
+    found++;
+  }
+  return found;
 }

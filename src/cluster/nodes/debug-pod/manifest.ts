@@ -7,6 +7,8 @@ import type { KubeObject } from '../../../core/model.js';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 /** Every Pod kdebug creates carries this label: `kdebug cleanup` finds them by it. */
 export const DEBUG_POD_SELECTOR = `${MANAGED_BY_LABEL}=kdebug`;
+/** The label naming the run that made a Pod: a create whose answer was lost is found by it. */
+export const RUN_LABEL = 'kdebug.io/run';
 /** How long a debug Pod may live: its sleep and its activeDeadlineSeconds. */
 export const DEBUG_POD_LIFETIME_S = 900;
 const NAME_PREFIX = 'kdebug-';
@@ -41,6 +43,19 @@ const THIS_RUN: RunOwner = {
   owner: `${hostname()} pid ${process.pid} started ${new Date(Date.now() - process.uptime() * 1000).toISOString()}`,
 };
 
+/** A run id as a label value: a selector built from it selects that run's Pods and nothing else. */
+const RUN_ID = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** The selector of one run's debug Pods; the id is checked, as it goes into a query. */
+export function runSelector(run: RunOwner = THIS_RUN): string {
+  return `${DEBUG_POD_SELECTOR},${RUN_LABEL}=${runId(run)}`;
+}
+
+function runId(run: RunOwner): string {
+  if (!RUN_ID.test(run.id)) throw new Error(`invalid kdebug run id ${JSON.stringify(run.id)}`);
+  return run.id;
+}
+
 /** A digest pins what the kubelet runs; a tag is whatever its registry serves today. */
 export const pinned = (image: string) => /@sha256:[a-f0-9]{64}$/.test(image);
 
@@ -58,7 +73,11 @@ export function debugPodManifest(
     kind: 'Pod',
     metadata: {
       generateName: `${base}-`,
-      labels: { [MANAGED_BY_LABEL]: 'kdebug', 'app.kubernetes.io/name': 'kdebug-node-debugger' },
+      labels: {
+        [MANAGED_BY_LABEL]: 'kdebug',
+        'app.kubernetes.io/name': 'kdebug-node-debugger',
+        [RUN_LABEL]: runId(run),
+      },
       annotations: {
         'kdebug.io/node': node,
         [OWNER.run]: run.id,
