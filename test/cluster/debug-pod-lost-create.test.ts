@@ -170,6 +170,22 @@ describe('a debug Pod whose create answer is lost', () => {
   });
 });
 
+describe("the run label's value", () => {
+  it('is refused when it could select more than its run', () => {
+    for (const id of ['', 'a,b', 'x=y', 'a b', 'A!', 'a'.repeat(64), '-a'])
+      for (const make of [
+        () => runSelector({ id, owner: 'o' }),
+        () =>
+          debugPodManifest('node-a', { image: 'i', lifetimeSeconds: 1, run: { id, owner: 'o' } }),
+      ])
+        assert.throws(make, { message: `invalid kdebug run id ${JSON.stringify(id)}` });
+    assert.equal(
+      runSelector(RUN),
+      'app.kubernetes.io/managed-by=kdebug,kdebug.io/run=lostcreate01',
+    );
+  });
+});
+
 describe('kdebug interrupted with a create whose answer was lost (built CLI)', () => {
   it('SIGINT deletes the unanswered Pod with the known one', async () => {
     assert.ok(existsSync(`${ROOT}/dist/cli.js`), 'no build: run node scripts/build.js');
