@@ -120,7 +120,6 @@ export function runStep(check: Check, ctx: CheckContext): Step {
   for (const finding of result)
     if (finding.status === 'fail' || finding.status === 'warn')
       ctx.earlier.push({ finding, step: check.title });
-    else if (finding.status === 'pass') ctx.passed.push({ finding, step: check.title });
   return { id: check.id, title: check.title, status: stepStatus(result), findings: result };
 }
 

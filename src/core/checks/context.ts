@@ -82,6 +82,14 @@ export interface NodeRules {
   error?: string;
 }
 
+/** A node's rules of one family that the Rules step compared for the Service and passed as
+ * expected, and the Service's cluster IP of that family they hold. */
+export interface RulesMatched {
+  node: string;
+  family: IPFamily;
+  clusterIP: string;
+}
+
 /** An endpoint copy as the steps see it, from no node: none is local. */
 const anyNode = (x: { ready: boolean }) => ({ local: false, ready: x.ready });
 
@@ -94,9 +102,9 @@ export class CheckContext {
   readonly service: Service | undefined;
   /** Fail and warn findings of the steps already run, in order, with their step. */
   readonly earlier: Cause[] = [];
-  /** Pass findings of the steps already run, in order, with their step: what a later step's
-   * explanation may rule out (rules read as expected, endpoints that answered). */
-  readonly passed: Cause[] = [];
+  /** Each node's rules of each family that the Rules step passed as expected for the Service
+   * (checks/rules/compared.ts): what a later step's explanation may rule out as a cause. */
+  readonly rulesMatched: RulesMatched[] = [];
   private readonly rulesCache = new Map<string, NodeRules | undefined>();
 
   constructor(

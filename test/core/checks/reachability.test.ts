@@ -7,7 +7,9 @@ import { diagnose } from '../../../src/core/diagnose.js';
 import { reportText } from '../../../src/output/text.js';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
-import { expectedSave } from '../../../src/core/dataplane/kube-proxy/expected.js';
+import { expectedRules, expectedSave } from '../../../src/core/dataplane/kube-proxy/expected.js';
+import { expectedNftScript } from '../../../src/core/dataplane/nftables/expected/expected.js';
+import { clusterView, serviceCIDRs } from '../../../src/core/kube/objects.js';
 import type { Facts } from '../../../src/core/model.js';
 import {
   aService,
@@ -34,6 +36,39 @@ const allOk = {
   'tcp-connect_10.244.1.6_8080': p.tcpOk('10.244.1.6', 8080),
   [`icmp-echo_${VIP}`]: p.pingLost(VIP),
 };
+
+/** The demo made dual-stack: an IPv6 cluster IP, slice, node address and ip6tables dump. */
+async function dualStack(): Promise<Facts> {
+  const facts = await readSnapshot('snapshots/nginx-svc');
+  for (const o of facts.objects) {
+    if (o.kind === 'Service' && o.metadata?.name === 'nginx-svc') {
+      const spec = o['spec'] as { clusterIPs: string[]; ipFamilies: string[] };
+      spec.clusterIPs = ['10.1.190.219', 'fd00:10:96::be'];
+      spec.ipFamilies = ['IPv4', 'IPv6'];
+    }
+    if (o.kind === 'Node') {
+      const addresses = (o['status'] as { addresses: { address: string; type: string }[] })
+        .addresses;
+      const v4 = addresses.find((a) => a.type === 'InternalIP')!.address;
+      addresses.push({ address: `fd00:10:0:12::${v4.split('.')[3]}`, type: 'InternalIP' });
+    }
+  }
+  const v4 = facts.objects.find(
+    (o) => o.kind === 'EndpointSlice' && o.metadata?.name?.startsWith('nginx-svc'),
+  )!;
+  const v6 = structuredClone(v4);
+  v6.metadata = { ...v6.metadata, name: 'nginx-svc-v6' };
+  v6['addressType'] = 'IPv6';
+  for (const [n, e] of (v6['endpoints'] as { addresses: string[] }[]).entries())
+    e.addresses = [`fd00:10:244:${n}::7`];
+  facts.objects.push(v6);
+  dualStackKubeProxy(facts.objects);
+  for (const node of Object.keys(facts.nodes)) {
+    const exp = new Analysis(facts).node(node).expected(undefined, { family: 'IPv6' });
+    facts.nodes[node]!['ip6tables-save'] = expectedSave(exp);
+  }
+  return facts;
+}
 
 describe('reachability step', () => {
   const cases: { name: string; probes: Record<string, string>; want: string[] }[] = [
@@ -373,39 +408,6 @@ describe('reachability step: NetworkPolicies', () => {
     assert.match(f.explanation, /NetworkPolicy only-frontend selects this Pod/);
   });
 
-  /** The demo made dual-stack: an IPv6 cluster IP, slice, node address and ip6tables dump. */
-  async function dualStack(): Promise<Facts> {
-    const facts = await readSnapshot('snapshots/nginx-svc');
-    for (const o of facts.objects) {
-      if (o.kind === 'Service' && o.metadata?.name === 'nginx-svc') {
-        const spec = o['spec'] as { clusterIPs: string[]; ipFamilies: string[] };
-        spec.clusterIPs = ['10.1.190.219', 'fd00:10:96::be'];
-        spec.ipFamilies = ['IPv4', 'IPv6'];
-      }
-      if (o.kind === 'Node') {
-        const addresses = (o['status'] as { addresses: { address: string; type: string }[] })
-          .addresses;
-        const v4 = addresses.find((a) => a.type === 'InternalIP')!.address;
-        addresses.push({ address: `fd00:10:0:12::${v4.split('.')[3]}`, type: 'InternalIP' });
-      }
-    }
-    const v4 = facts.objects.find(
-      (o) => o.kind === 'EndpointSlice' && o.metadata?.name?.startsWith('nginx-svc'),
-    )!;
-    const v6 = structuredClone(v4);
-    v6.metadata = { ...v6.metadata, name: 'nginx-svc-v6' };
-    v6['addressType'] = 'IPv6';
-    for (const [n, e] of (v6['endpoints'] as { addresses: string[] }[]).entries())
-      e.addresses = [`fd00:10:244:${n}::7`];
-    facts.objects.push(v6);
-    dualStackKubeProxy(facts.objects);
-    for (const node of Object.keys(facts.nodes)) {
-      const exp = new Analysis(facts).node(node).expected(undefined, { family: 'IPv6' });
-      facts.nodes[node]!['ip6tables-save'] = expectedSave(exp);
-    }
-    return facts;
-  }
-
   it("walks a refused IPv6 connection through the node's IPv6 rules, from its IPv6 address", async () => {
     const facts = await dualStack();
     facts.nodes['vm-12-7-centos']!['tcp-connect_fd00:10:96::be_8080'] =
@@ -519,6 +521,69 @@ describe('reachability step: a ClusterIP timeout the report rules its usual caus
       '-d',
       '10.1.190.219',
     ]);
+  });
+
+  /** The Reachability step's ClusterIP failure of this family. */
+  const unreachable = (r: ReturnType<typeof diagnose>, family: 'IPv4' | 'IPv6') =>
+    r.steps
+      .find((s) => s.id === 'reachability')!
+      .findings.find((x) => x.id === 'clusterip-unreachable' && x.title.startsWith(family))!;
+
+  it('rules out the causes of an IPv6 timeout by the IPv6 rules the Rules step passed, not the IPv4 ones', async () => {
+    const facts = await dualStack();
+    const node = facts.nodes['vm-12-7-centos']!;
+    node['tcp-connect_fd00:10:96::be_8080'] = p.tcpTimeout();
+    const passed = unreachable(
+      diagnose(facts, { namespace: 'default', service: 'nginx-svc' }),
+      'IPv6',
+    );
+    assert.match(passed.explanation, /neither usual cause fits/);
+    // its IPv6 rules for the Service gone, its IPv4 ones as expected: nothing is ruled out
+    node['ip6tables-save'] = node['ip6tables-save']!.split('\n')
+      .filter((l) => !l.includes('nginx-svc'))
+      .join('\n');
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const rules = r.steps.find((s) => s.id === 'rules')!.findings;
+    assert.ok(rules.some((f) => f.id === 'rules-match' && f.title.startsWith('IPv4')));
+    assert.doesNotMatch(unreachable(r, 'IPv6').explanation, /neither usual cause fits/);
+  });
+
+  it('rules out the causes of an IPv4 timeout on no IPv6 rules the Rules step passed', async () => {
+    const facts = await dualStack();
+    const node = facts.nodes['vm-12-7-centos']!;
+    node['tcp-connect_10.1.190.219_8080'] = p.tcpTimeout();
+    node['iptables-save'] = node['iptables-save']!.split('\n')
+      .filter((l) => !l.includes('nginx-svc'))
+      .join('\n');
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const rules = r.steps.find((s) => s.id === 'rules')!.findings;
+    assert.ok(rules.some((f) => f.id === 'rules-match' && f.title.startsWith('IPv6')));
+    assert.doesNotMatch(unreachable(r, 'IPv4').explanation, /neither usual cause fits/);
+  });
+
+  it('rules out the causes on every node the Rules step passed as one, not only the first (nftables)', () => {
+    const objects = healthy();
+    const view = clusterView(objects);
+    const node = (n: string, probes: Record<string, string>) => ({
+      'proxy-mode': 'nftables',
+      'nft-ip-kube-proxy': expectedNftScript(expectedRules(view, n), serviceCIDRs(view)).join('\n'),
+      'ip-addr': IP_ADDR,
+      'tcp-connect_10.244.0.5_8080': p.tcpOk('10.244.0.5', 8080),
+      'tcp-connect_10.244.1.6_8080': p.tcpOk('10.244.1.6', 8080),
+      ...probes,
+    });
+    const r = diagnose(
+      facts(objects, {
+        'node-a': node('node-a', { [`tcp-connect_${VIP}_80`]: p.tcpOk(VIP, 80) }),
+        'node-b': node('node-b', { [`tcp-connect_${VIP}_80`]: p.tcpTimeout() }),
+      }),
+      TARGET,
+    );
+    const match = r.steps.flatMap((s) => s.findings).find((f) => f.id === 'rules-match');
+    assert.deepEqual(match?.nodes, ['node-a', 'node-b']);
+    const f = r.steps.flatMap((s) => s.findings).find((x) => x.id === 'clusterip-unreachable')!;
+    assert.equal(f.node, 'node-b');
+    assert.match(f.explanation, /the Rules step read the rules of node-b for it as expected/);
   });
 
   it("titles the ping explanation after the recorded connects: never 'connects' beside a node's timeout", async () => {

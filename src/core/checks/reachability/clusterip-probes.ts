@@ -17,7 +17,7 @@ import {
   type Probed,
 } from './probes.js';
 import { connectionFate, packetWalk, rejectedBy } from './packet-evidence.js';
-import { hostPort } from '../../ipv6.js';
+import { canonicalAddress, hostPort } from '../../ipv6.js';
 import { notObserved, notProbed } from './not-observed.js';
 import { ENDPOINT_CAUSES } from './endpoint-probes.js';
 
@@ -205,13 +205,9 @@ export function clusterIpProbes(
 }
 
 /** The nodes whose rules for this cluster IP the Rules step read, observed, as expected. */
-function rulesAsExpected(ctx: CheckContext, ip: string): Set<string> {
-  const at = new RegExp(`(?<![0-9A-Fa-f.:])${ip.replace(/\./g, '\\.')}(?![0-9A-Fa-f])`);
-  const out = new Set<string>();
-  for (const { finding: f } of ctx.passed) {
-    if (f.id !== 'rules-match') continue;
-    for (const e of f.evidence)
-      if (e.kind === 'observed' && e.node !== undefined && at.test(e.text)) out.add(e.node);
-  }
-  return out;
-}
+const rulesAsExpected = (ctx: CheckContext, ip: string): Set<string> =>
+  new Set(
+    ctx.rulesMatched
+      .filter((m) => canonicalAddress(m.clusterIP) === canonicalAddress(ip))
+      .map((m) => m.node),
+  );

@@ -4,14 +4,17 @@
 import { seen, unseen } from '../../findings/evidence.js';
 import { isUnobserved, thousands, type Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
+import type { RulesMatched } from '../context.js';
 
 /** One node's finding, its title not naming the node; `label` is its family ("IPv6: "), and
- * `named` says whether a finding of this node alone names it in its title. */
+ * `named` says whether a finding of this node alone names it in its title; `matched`: the rules
+ * a passing rules-match of the node stands for. */
 export interface OnNode {
   node: string;
   label: string;
   named: boolean;
   finding: Finding;
+  matched?: RulesMatched[];
 }
 
 /** Two nodes are in the same condition when their findings say the same, their names aside. */

@@ -17,23 +17,29 @@ import {
   saveNodeOutput,
 } from '../check.js';
 import { modeTraits } from '../../dataplane/mode-traits.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext, RulesMatched } from '../context.js';
 import { ciliumNodes, kubeProxyLogs, proxyModes, replacement } from '../kube-proxy/kube-proxy.js';
 import { tableNode, unreadable } from './table.js';
 import { byCondition, type OnNode } from './nodes.js';
 import { byName, readWhole } from './read-for-service.js';
 import { ipv4Source, ipv6Source, summary, type NodeSummary } from './summary.js';
 import { compared, drift } from './node-drift.js';
+import { matchedOn } from './compared.js';
 import { endpointSourceText } from '../../dataplane/kube-proxy/endpoint-source.js';
 import { endpointsUnseen, notChosen, notRead, stateOf } from './not-read.js';
 
 const finding = findingOf('rules');
 
 /** The Service's IPv6 half: on each node whose IPv4 rules were compared, its ip6tables rules are
- * compared the same way, every finding naming the family; nodes without an ip6tables dump say so. */
-function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] {
+ * compared the same way, every finding naming the family; nodes without an ip6tables dump say so.
+ * `matched`: the nodes its pass stands for. */
+function ipv6Rules(
+  ctx: CheckContext,
+  svc: Service,
+  nodes: string[],
+): { findings: Finding[]; matched: RulesMatched[] } {
   const v6 = svc.clusterIPs.filter((ip) => ip.includes(':'));
-  if (v6.length === 0) return [];
+  if (v6.length === 0) return { findings: [], matched: [] };
   const items: OnNode[] = [];
   const clean: NodeSummary[] = [];
   const unread: string[] = [];
@@ -63,19 +69,25 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
     items.push(...found);
   }
   const out = byCondition(items, nodes.length > 1);
+  let matched: RulesMatched[] = [];
   if (clean.length > 0) {
     const same = clean.every((n) => n.ports === clean[0]!.ports);
     const named = count(clean.length, 'node');
-    out.unshift(
-      finding(
-        'rules-match',
-        'pass',
-        same ? `IPv6: ${named}: ${clean[0]!.ports}, as expected` : `IPv6: ${named}: as expected`,
-        {
-          explanation: `On ${listFew(clean.map((n) => n.node))} the ip6tables rules for ${svc.namespace}/${svc.name} (${v6.join(', ')}) are what kube-proxy's IPv6 proxier should have written for the current objects.`,
-          evidence: clean.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
-        },
-      ),
+    const match = finding(
+      'rules-match',
+      'pass',
+      same ? `IPv6: ${named}: ${clean[0]!.ports}, as expected` : `IPv6: ${named}: as expected`,
+      {
+        explanation: `On ${listFew(clean.map((n) => n.node))} the ip6tables rules for ${svc.namespace}/${svc.name} (${v6.join(', ')}) are what kube-proxy's IPv6 proxier should have written for the current objects.`,
+        evidence: clean.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
+      },
+    );
+    out.unshift(match);
+    matched = matchedOn(
+      svc,
+      clean.map((n) => n.node),
+      ['IPv6'],
+      match,
     );
   }
   if (unread.length > 0)
@@ -91,7 +103,7 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
         },
       ),
     );
-  return out;
+  return { findings: out, matched };
 }
 
 /** A node whose ip6tables dump was read and its iptables one not: the IPv4 half of the Service
@@ -244,6 +256,7 @@ export const rulesCheck: Check<'rules'> = {
     // a node alone names itself once the step read more than one node; nodes alike are one finding
     const out = byCondition(items, nodes.length > 1);
     const ok = clean.map((node) => summary(node, svc, ipv4Source(ctx, node)));
+    const matched = items.flatMap((i) => i.matched ?? []);
     if (ok.length > 0) {
       // one line for all the nodes that agree with the expected rules
       const same = ok.every((n) => n.ports === ok[0]!.ports);
@@ -258,17 +271,17 @@ export const rulesCheck: Check<'rules'> = {
           ? `${clean.length} of ${count(all, 'node')}`
           : count(clean.length, 'node');
       const named = `${label}${drifted.size > 0 ? listFew(clean, 3) : nodesText}`;
-      out.unshift(
-        finding(
-          'rules-match',
-          'pass',
-          same ? `${named}: ${ok[0]!.ports}, as expected` : `${named}: as expected`,
-          {
-            explanation: `On ${listFew(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.${readFrom(ctx, clean)}${byName(ctx, clean)}`,
-            evidence: ok.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
-          },
-        ),
+      const match = finding(
+        'rules-match',
+        'pass',
+        same ? `${named}: ${ok[0]!.ports}, as expected` : `${named}: as expected`,
+        {
+          explanation: `On ${listFew(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.${readFrom(ctx, clean)}${byName(ctx, clean)}`,
+          evidence: ok.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
+        },
       );
+      out.unshift(match);
+      matched.push(...matchedOn(svc, clean, ['IPv4'], match));
     }
     // a node that differs from those that match says so
     if (drifted.size > 0 && clean.length > 0)
@@ -280,18 +293,22 @@ export const rulesCheck: Check<'rules'> = {
     );
     // the IPv6 half on nftables and IPVS nodes, compared as the IPv4 one
     const ipv6Tables = svc.clusterIPs.some((ip) => ip.includes(':'))
-      ? byCondition(
-          nodes.flatMap((n) => {
-            const mode = modes.find((m) => m.node === n)?.mode;
-            return stateOf(mode)?.perFamily ? tableNode(ctx, n, svc, 'IPv6') : [];
-          }),
-          nodes.length > 1,
-        )
+      ? nodes.flatMap((n) => {
+          const mode = modes.find((m) => m.node === n)?.mode;
+          return stateOf(mode)?.perFamily ? tableNode(ctx, n, svc, 'IPv6') : [];
+        })
       : [];
+    const ipv6 = ipv6Rules(ctx, svc, iptablesNodes);
+    // what later steps may rule out: recorded once the step's findings are all made
+    ctx.rulesMatched.push(
+      ...matched,
+      ...ipv6.matched,
+      ...ipv6Tables.flatMap((i) => i.matched ?? []),
+    );
     return [
       ...out,
-      ...ipv6Rules(ctx, svc, iptablesNodes),
-      ...ipv6Tables,
+      ...ipv6.findings,
+      ...byCondition(ipv6Tables, nodes.length > 1),
       ...unread,
       ...notChosen(ctx),
       ...readWhole(ctx),

@@ -24,6 +24,7 @@ import type { OnNode } from './nodes.js';
 import { ciliumIgnoredRanges, ciliumReadInPart, ciliumRefused } from './cilium.js';
 import { notStarted } from '../../dataplane/cilium/agent/refused.js';
 import { byAddress } from './read-for-service.js';
+import { matchedOn } from './compared.js';
 
 const finding = findingOf('rules');
 
@@ -202,16 +203,17 @@ export function tableNode(
   )
     return drifted.concat(on([...unread, ...partly]));
   const keeper = m.perFamily ? `kube-proxy's ${m.word} state` : `${m.word}'s agent`;
+  const match = finding('rules-match', 'pass', `${parts.join(', ')} in ${m.word}, as expected`, {
+    explanation: `${keeper} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${m.sendsTo} it should for the current objects${uncompared ? ` (${uncompared})` : ''}.${byAddress(ctx, node, family)}`,
+    // a line not read keeps this from passing: said, as not observed
+    evidence: [...evidence, ...blind],
+    node,
+  });
+  // Cilium's one table holds both families' frontends
+  const families: IPFamily[] = m.perFamily ? [family] : ['IPv4', 'IPv6'];
   return drifted.concat(
-    on([
-      finding('rules-match', 'pass', `${parts.join(', ')} in ${m.word}, as expected`, {
-        explanation: `${keeper} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${m.sendsTo} it should for the current objects${uncompared ? ` (${uncompared})` : ''}.${byAddress(ctx, node, family)}`,
-        // a line not read keeps this from passing: said, as not observed
-        evidence: [...evidence, ...blind],
-        node,
-      }),
-      ...partly,
-    ]),
+    { ...on([match])[0]!, matched: matchedOn(svc, [node], families, match) },
+    on(partly),
   );
 }
 
