@@ -26,6 +26,20 @@ export function serviceRefOf(name: ServicePortName): { namespace: string; name: 
   return { namespace, name: service };
 }
 
+/** "ns/name": the Service a ServicePortName is of, as a person reads it. */
+export function serviceNameOf(name: ServicePortName): string {
+  const { namespace, name: service } = serviceRefOf(name);
+  return `${namespace}/${service}`;
+}
+
+/** A ServicePortName's port name: '' for an unnamed port ("ns/name", or "ns/name:" as old
+ * kube-proxy wrote it). */
+export const portNameOf = (name: ServicePortName): string => name.split(':')[1] ?? '';
+
+/** Whether a ServicePortName is one of the Service "ns/name"'s ports. */
+export const isPortOf = (name: ServicePortName | undefined, service: string): boolean =>
+  name !== undefined && serviceNameOf(name) === service;
+
 /** A ServicePortName as a person reads it: old kube-proxy wrote an unnamed port as "ns/name:". */
 export function portNameText(name: ServicePortName): string {
   return name.endsWith(':') ? `${name.slice(0, -1)} (port unnamed)` : name;

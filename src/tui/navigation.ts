@@ -6,7 +6,7 @@ import { completeCommand, parseCommand, type KeyAction } from './keymap.js';
 import { LISTS, type Action, type State, type View } from './state.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Service } from '../core/kube/objects.js';
-import type { Shown } from '../core/model.js';
+import { isPortOf, type Shown } from '../core/model.js';
 import { valid } from '../core/findings/next-command.js';
 import { findService } from '../core/kube/service-ref.js';
 import {
@@ -178,7 +178,7 @@ function rulesJump(s: State, sc: Screen, node: number, service: string | undefin
   const trees = sc.data.nodes[node]?.trees;
   const name = service ?? focus;
   const tree = trees?.services.find(
-    (t) => t.id === name || t.name === name || t.name?.startsWith(`${name}:`),
+    (t) => t.id === name || t.name === name || (name !== undefined && isPortOf(t.name, name)),
   );
   const at = trees && tree ? locate(trees, tree.id, undefined, { open: s.open, focus }) : undefined;
   return dispatch({ type: 'jumpRules', node, open: at?.open ?? [], row: at?.row ?? 0 });

@@ -4,15 +4,15 @@
 import { recordedNodes } from '../facts/facts.js';
 import { listedWhole, serviceListScope } from '../facts/service-list-scope.js';
 import { canonicalAddress, familyOf } from '../ipv6.js';
-import { serviceOf } from '../dataplane/kube-proxy/removed-services.js';
 import type { Analysis } from './analysis.js';
+import { serviceNameOf, serviceRefOf, type ServicePortName } from '../model.js';
 
 /** One node's entry at the address: its rules' file and line, and whose they are by name. */
 export interface RoutedAt {
   node: string;
   source: string;
   line: number;
-  service?: string;
+  service?: ServicePortName;
 }
 
 /** The cluster IP entries of the nodes' Service trees at `ip` (and `port`, when given), one a
@@ -46,18 +46,22 @@ export function routedAt(analysis: Analysis, at: { ip: string; port?: string }):
 
 /** Whose rules these are, as far as the Services read tell (stale: kube-proxy should have removed
  * them): a Service the API no longer has only where its namespace's Services were listed whole. */
-function whose(analysis: Analysis, service: string | undefined): { text: string; stale: boolean } {
+function whose(
+  analysis: Analysis,
+  named: ServicePortName | undefined,
+): { text: string; stale: boolean } {
+  const ref = named ? serviceRefOf(named) : undefined;
+  const service = named && serviceNameOf(named);
   const current =
-    service && analysis.view.services.find((s) => `${s.namespace}/${s.name}` === service);
+    ref && analysis.view.services.find((s) => s.namespace === ref.namespace && s.name === ref.name);
   if (current)
     return {
       text: `rules of a cluster IP ${service} no longer has (now ${current.clusterIPs.join(', ') || 'none'}), which kube-proxy there has not removed`,
       stale: true,
     };
-  const namespace = service?.split('/')[0];
-  if (namespace !== undefined && !listedWhole(serviceListScope(analysis.facts), namespace))
+  if (ref && !listedWhole(serviceListScope(analysis.facts), ref.namespace))
     return {
-      text: `the snapshot holds no Service ${service}, and ${namespace}'s Services were not listed whole, so whether the API still has it is not known here`,
+      text: `the snapshot holds no Service ${service}, and ${ref.namespace}'s Services were not listed whole, so whether the API still has it is not known here`,
       stale: false,
     };
   return {
@@ -92,7 +96,7 @@ export function stillRoutedText(analysis: Analysis, at: { ip: string; port?: str
     .map((f) => `${f.source}:${f.line}${f.service ? `, the rules of ${f.service}` : ''}`)
     .join('; ');
   const named = found.find((f) => f.service)?.service;
-  const { text, stale } = whose(analysis, named && serviceOf(named));
+  const { text, stale } = whose(analysis, named);
   const route = nodes.length === 1 ? 'routes' : 'route';
   return stale
     ? `; yet ${nodes.join(', ')} still ${route} it (observed on the node: ${where}): ${text} (kdebug drift --node ${nodes[0]} says what else it kept)`

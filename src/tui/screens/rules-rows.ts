@@ -15,7 +15,7 @@ import {
   type TreeEndpoint,
   type Verdict,
 } from '../../core/dataplane/trees.js';
-import { percent } from '../../core/model.js';
+import { isPortOf, percent } from '../../core/model.js';
 
 /** Whether a tree (or one of its chains) without endpoint rows may have some the paste does not
  * hold (a cut, a grep's window, a chain not pasted): then it is never said to have none. */
@@ -58,7 +58,7 @@ export interface RowOptions {
 }
 
 const isFocus = (t: ServiceTree, focus: string | undefined) =>
-  focus !== undefined && (t.name === focus || t.name?.startsWith(`${focus}:`) === true);
+  focus !== undefined && isPortOf(t.name, focus);
 
 export function treeRows(trees: ServiceTrees, o: RowOptions): TreeRow[] {
   const rows: TreeRow[] = [];

@@ -6,6 +6,7 @@ import { ENTRY_KIND_TEXT } from '../../core/dataplane/trees.js';
 import type { TraceProtocol } from '../../core/dataplane/trace/trace.js';
 import type { Traced } from '../../core/dataplane/trace/answer.js';
 import type { NodeData, TuiData } from '../data.js';
+import { isPortOf } from '../../core/model.js';
 
 export interface TraceSource {
   kind: 'pod' | 'node' | 'outside';
@@ -40,7 +41,7 @@ const shortName = (namespace: string | undefined) => (name: string) =>
     : name;
 
 const byTarget = (target: string | undefined) => (name: string | undefined) =>
-  target !== undefined && (name === target || name?.startsWith(`${target}:`) === true) ? 0 : 1;
+  target !== undefined && isPortOf(name, target) ? 0 : 1;
 
 export function traceSources(data: TuiData): TraceSource[] {
   const view = data.view;

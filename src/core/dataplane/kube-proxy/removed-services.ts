@@ -9,9 +9,7 @@ import type { ExpectedServicePort } from './service-port.js';
 import type { DriftSaid } from '../drift.js';
 import { entriesAt } from '../stale-entries.js';
 import type { EntryPoint, ServiceTree } from '../trees.js';
-
-/** "ns/name" of a ServicePortName ("ns/name:port", "ns/name"). */
-export const serviceOf = (name: string) => name.replace(/:[^/:]*$/, '');
+import { serviceNameOf, serviceRefOf } from '../../model.js';
 
 /** The Services read, and which namespaces' lists were read whole (service-list-scope.ts). */
 export interface ServicesRead {
@@ -43,11 +41,12 @@ export function removedServices(
     ),
   );
   return trees.flatMap((tree) => {
-    const service = tree.name && serviceOf(tree.name);
-    if (!service || services.has(service)) return [];
+    if (!tree.name) return [];
+    const service = serviceNameOf(tree.name);
+    if (services.has(service)) return [];
     const current = byName.get(service);
     // absent from a namespace not listed whole: it may exist, unread
-    if (!current && !listedWhole(read.scope, service.split('/')[0]!)) return [];
+    if (!current && !listedWhole(read.scope, serviceRefOf(tree.name).namespace)) return [];
     const entries = tree.entries.filter((e) => e.kind === 'cluster-ip' && e.address !== undefined);
     if (entries.length === 0 || entries.some((e) => addresses.has(canonicalAddress(e.address!))))
       return [];
@@ -71,7 +70,7 @@ export function removedServiceSaid(
 ): Pick<DriftSaid, 'service' | 'title' | 'message' | 'advice'> {
   const to = tree.endpoints.flatMap((e) => (e.address ? [e.address] : []));
   const ips = [...new Set(entries.map((e) => e.address!))];
-  const service = tree.name && serviceOf(tree.name);
+  const service = tree.name && serviceNameOf(tree.name);
   const family = familyOf(ips[0]!) ?? 'IPv4';
   const now = current
     ? `Service ${service} ${noRulesWhy(current, family)}`

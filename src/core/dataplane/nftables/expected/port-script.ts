@@ -5,6 +5,7 @@ import type { ExpectedRules } from '../../kube-proxy/expected.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { ProxyEndpoint } from '../../kube-proxy/endpoints.js';
 import { containsAny } from '../../../ipv6.js';
+import { portNameOf } from '../../../model.js';
 import { writes } from '../../kube-proxy/releases.js';
 import {
   dnatTo,
@@ -43,7 +44,7 @@ export function nftEndpointNames(sp: ExpectedServicePort, ep: ProxyEndpoint) {
 const portOf = (sp: ExpectedServicePort) => ({
   namespace: sp.namespace,
   service: sp.service,
-  port: sp.name.slice(`${sp.namespace}/${sp.service}`.length + 1),
+  port: portNameOf(sp.name),
 });
 
 /** Whether the port has a firewall chain: load-balancer IPs with source ranges. */
