@@ -392,20 +392,11 @@ function merge(results: Result[]): Result[] {
 
 /** The items of `{ a, b . c, 0 : goto x }`. */
 function group(text: string): string[] {
-  // trims and splits (not a regex's \s* each side: a long run of spaces went quadratic)
-  let s = text.startsWith('{') ? text.slice(1).trimStart() : text;
-  if (s.endsWith('}')) s = s.slice(0, -1).trimEnd();
-  return s
+  const inner = text.slice(text.startsWith('{') ? 1 : 0, text.endsWith('}') ? -1 : undefined);
+  // trim, not a regex's \s* each side: a long run of spaces went quadratic
+  return inner
     .split(',')
-    .map((x, k, all) =>
-      all.length === 1
-        ? x
-        : k === 0
-          ? x.trimEnd()
-          : k === all.length - 1
-            ? x.trimStart()
-            : x.trim(),
-    )
+    .map((x) => x.trim())
     .filter(Boolean);
 }
 
