@@ -292,6 +292,37 @@ describe('Endpoints of a dual-stack Service, per family', () => {
     const good = found.find((x) => x.id === 'endpoints-ready')!;
     assert.equal(good.title, 'IPv4: 8080/TCP: 2 of 2 endpoints ready');
   });
+
+  it("gives each family's finding its endpoints' own lines, an address whose text another's begins not taken for it", async () => {
+    const f = await withIPv6(false);
+    // a slice of the old targetPort, its copy of a ready Pod's address not ready: 10.244.0.3:8080
+    // begins with the text of the ready 10.244.0.3:80
+    const v4 = f.objects.find(
+      (o) =>
+        o.kind === 'EndpointSlice' &&
+        o['addressType'] === 'IPv4' &&
+        o.metadata?.labels?.['kubernetes.io/service-name'] === 'nginx-svc',
+    )!;
+    const old = structuredClone(v4) as KubeObject & {
+      endpoints: { addresses: string[]; conditions: object }[];
+      ports: { port: number }[];
+    };
+    old.metadata = { ...old.metadata, name: 'nginx-svc-old' };
+    old.endpoints = [{ addresses: ['10.244.0.3'], conditions: { ready: false } }];
+    old.ports[0]!.port = 8080;
+    f.objects.push(old);
+    const found = run(endpointsCheck, f, {}, NGINX);
+    const bad = found.find((x) => x.id === 'no-ready-endpoints')!;
+    const lines = bad.evidence.map(evidenceText);
+    assert.ok(
+      lines.some((e) => e.startsWith('EndpointSlice nginx-svc-old: 10.244.0.3:8080 not ready')),
+      lines.join('\n'),
+    );
+    assert.ok(!lines.some((e) => e.includes('10.244.0.3:80 ')), lines.join('\n'));
+    const good = found.find((x) => x.id === 'endpoints-ready')!;
+    assert.equal(good.title, 'IPv4: 8080/TCP: 2 of 3 endpoints ready');
+    assert.equal(good.evidence.length, 3, good.evidence.map(evidenceText).join('\n'));
+  });
 });
 
 describe('an endpoint two slices list', () => {

@@ -234,7 +234,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
     const spn = port ? ctx.servicePortName(port) : undefined;
     const ready = eps.filter((e) => e.ready);
     const serving = eps.filter((e) => !e.ready && e.serving && e.terminating);
-    const evidence = [
+    const sliceEvidence = [
       ...(slices.length === 0
         ? [`no EndpointSlice has label kubernetes.io/service-name=${svc.name}`]
         : []),
@@ -248,8 +248,13 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
           (s) =>
             `EndpointSlice ${s.name}: ${port!.name ? `no port named "${port!.name}" ${port!.protocol}` : `no unnamed ${port!.protocol} port`} (ports ${s.ports.map((p) => `${p.name || '(unnamed)'} ${p.port}/${p.protocol}`).join(', ')})`,
         ),
-      ...eps.map((e) => `EndpointSlice ${e.slice}: ${endpointLine(e)}`),
     ].map((l) => read(l));
+    // each endpoint's line kept with it: a family's finding takes its endpoints' lines
+    const lineOf = new Map(
+      eps.map((e) => [e, read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`)]),
+    );
+    const evidence = [...sliceEvidence, ...lineOf.values()];
+    const linesOf = (of: PortEndpoint[]) => of.map((e) => lineOf.get(e)!);
     const what = port ? `${port.port}/${port.protocol}` : svc.name;
     const pods = perFamily(eps);
     const families = [...new Set(svc.clusterIPs.map(familyOf))].sort();
@@ -271,17 +276,13 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
                 `${f}: ${what}: ${up.length} of ${count(of.length, 'endpoint')} ready`,
                 {
                   explanation: `${f} traffic for ${what} is balanced across ${list2(up)}.`,
-                  evidence: evidence.filter((x) =>
-                    of.some((e) => x.text.includes(hostPort(e.ip, e.port))),
-                  ),
+                  evidence: linesOf(of),
                   service: spn,
                 },
               )
             : finding('no-ready-endpoints', 'fail', `${f}: ${what}: no ready endpoints`, {
                 explanation: `${svc.namespace}/${svc.name} is dual-stack: its ${f} cluster IP ${ip} is served by its ${f} endpoints only (kube-proxy's ${f} proxier reads the ${f} EndpointSlice), and ${of.length === 0 ? 'no EndpointSlice lists one' : `none of the ${count(of.length, 'endpoint')} is ready`}. kube-proxy would refuse ${f} clients while serving the other family's.`,
-                evidence: evidence.filter(
-                  (x) => !ready.some((e) => x.text.includes(hostPort(e.ip, e.port))),
-                ),
+                evidence: [...sliceEvidence, ...linesOf(eps.filter((e) => !ready.includes(e)))],
                 next: endpointSlicesOf(svc, 'wide'),
                 service: spn,
               }),
