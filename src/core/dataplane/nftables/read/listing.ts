@@ -131,10 +131,23 @@ export function tableFamily(t: NftTable): 'ip' | 'ip6' | undefined {
         if (family) return family === 'IPv6' ? 'ip6' : 'ip';
       }
   }
-  const said = JSON.stringify(t.chains.map((c) => c.rules.map((r) => r.expr)));
-  if (/"protocol":"ip6"|"text":"ip6 /.test(said)) return 'ip6';
-  if (/"protocol":"ip"|"text":"ip /.test(said)) return 'ip';
-  return undefined;
+  const exprs = t.chains.map((c) => c.rules.map((r) => r.expr));
+  // a match on the family's protocol (nft -j), or a text listing's match kept as written
+  const says = (family: 'ip' | 'ip6') =>
+    anyField(exprs, 'protocol', (v) => v === family) ||
+    anyField(exprs, 'text', (v) => v.startsWith(`${family} `));
+  return says('ip6') ? 'ip6' : says('ip') ? 'ip' : undefined;
+}
+
+/** Whether a field `key` at any depth of `v` holds a string `is` accepts. */
+function anyField(v: unknown, key: string, is: (value: string) => boolean): boolean {
+  if (Array.isArray(v)) return v.some((x) => anyField(x, key, is));
+  if (!isObject(v)) return false;
+  for (const k in v) {
+    const x = v[k];
+    if ((k === key && typeof x === 'string' && is(x)) || anyField(x, key, is)) return true;
+  }
+  return false;
 }
 
 /** The address families of a dual-stack listing's two kube-proxy tables (tablePair's). */
