@@ -2141,3 +2141,90 @@ $ iptables -t nat -S ${dns}
     );
   });
 });
+
+describe("kube-proxy's endpoint chains read where the rules around them are not in the paste", () => {
+  // iptables 1.4.x reading a rule a newer iptables wrote prints one range per bit of its flags,
+  // from bytes that are no address: these three forms are printed in one real dump
+  // (kube-proxy 1.2x, iptables-save v1.4.21; see the corpus' k8s-114537 paste)
+  const garbled = [
+    '--to-destination :0 --persistent --to-destination :0 --persistent --to-destination 0.0.0.0 --persistent',
+    '--to-destination  --random --to-destination  --random --to-destination',
+    '--to-destination 10.0.0.1:0 --persistent',
+  ];
+  for (const target of garbled)
+    it(`a DNAT target iptables 1.4 cannot print ("${target.slice(0, 40)}..."): the address from kube-proxy's comment on the jump, else the hairpin rule's IP and no port`, () => {
+      const rules = (comment: string) =>
+        reads(
+          [
+            '*nat',
+            '-A KUBE-SERVICES -d 10.96.0.10/32 -p tcp -m comment --comment "ns/a:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA',
+            `-A KUBE-SVC-AAAAAAAAAAAAAAAA -m comment --comment "${comment}" -j KUBE-SEP-BBBBBBBBBBBBBBBB`,
+            '-A KUBE-SEP-BBBBBBBBBBBBBBBB -s 10.244.1.5/32 -m comment --comment "ns/a:http" -j KUBE-MARK-MASQ',
+            `-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m comment --comment "ns/a:http" -m tcp -j DNAT ${target}`,
+            'COMMIT',
+          ].join('\n'),
+        );
+      const [said] = tree(rules('ns/a:http -> 10.244.1.5:8080'), 'ns/a:http').endpoints;
+      assert.equal(said?.address, '10.244.1.5:8080');
+      assert.equal(said?.addressFromComment, true);
+      assert.ok(said?.quirk);
+      const [hairpin] = tree(rules('ns/a:http'), 'ns/a:http').endpoints;
+      assert.equal(hairpin?.address, undefined, 'no port is taken from the garbled target');
+      assert.equal(hairpin?.inferredIP, '10.244.1.5');
+    });
+
+  it('a DNAT rule whose --to-destination ends the line with no address is a cut, not that print', () => {
+    assert.throws(
+      () =>
+        readPaste(
+          '*nat\n-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m tcp -j DNAT --to-destination\nCOMMIT\n',
+          { file: 'p.txt' },
+        ),
+      /without an address/,
+    );
+  });
+
+  it('KUBE-SEP chains pasted alone are endpoints of the Service ports their comments name, whose KUBE-SVC chain is not in the paste', () => {
+    const x = reads(
+      [
+        '-A KUBE-SEP-5JL6OY6WVFSZ67SX -s 10.244.0.9/32 -m comment --comment "kube-system/kube-dns:metrics" -j KUBE-MARK-MASQ',
+        '-A KUBE-SEP-5JL6OY6WVFSZ67SX -p tcp -m comment --comment "kube-system/kube-dns:metrics" -m tcp -j DNAT --to-destination 10.244.0.9:9153',
+        '-A KUBE-SEP-MU7PO7VX34QPS5HP -s 10.244.0.9/32 -m comment --comment "kube-system/kube-dns:dns" -j KUBE-MARK-MASQ',
+        '-A KUBE-SEP-MU7PO7VX34QPS5HP -p udp -m comment --comment "kube-system/kube-dns:dns" -m udp -j DNAT --to-destination 10.244.0.9:53',
+        '-A KUBE-SEP-NOCOMMENTXXXXXXX -p tcp -m tcp -j DNAT --to-destination 10.244.0.7:80',
+      ].join('\n'),
+    );
+    const dns = tree(x, 'kube-system/kube-dns:dns');
+    assert.equal(dns.protocol, 'udp');
+    // kube-proxy's own name for that Service port's chain: KUBE-SVC- and the hash of name + protocol
+    assert.equal(dns.chains.svc, 'KUBE-SVC-TCOU7JCQXEZGVUNU');
+    assert.deepEqual(
+      dns.endpoints.map((e) => [e.address, e.shareUnknown !== undefined]),
+      [['10.244.0.9:53', true]],
+    );
+    assert.ok(dns.partial && dns.entryAbsent);
+    assert.equal(tree(x, 'kube-system/kube-dns:metrics').endpoints[0]?.address, '10.244.0.9:9153');
+    const text = textOf(x);
+    assert.doesNotMatch(text, /no endpoints|100(\.0)?%/, text);
+    // a chain whose comments name no Service port stays a chain no rule in the paste reaches
+    assert.deepEqual(
+      x.trees.orphans.map((o) => o.chain),
+      ['KUBE-SEP-NOCOMMENTXXXXXXX'],
+    );
+  });
+
+  it("a KUBE-SEP chain its Service's chain is in the paste without a jump to is no endpoint of it", () => {
+    const x = reads(
+      [
+        '-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns" -j KUBE-SEP-AAAAAAAAAAAAAAAA',
+        '-A KUBE-SEP-AAAAAAAAAAAAAAAA -p udp -m comment --comment "kube-system/kube-dns:dns" -m udp -j DNAT --to-destination 10.244.0.8:53',
+        '-A KUBE-SEP-MU7PO7VX34QPS5HP -p udp -m comment --comment "kube-system/kube-dns:dns" -m udp -j DNAT --to-destination 10.244.0.9:53',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      tree(x, 'kube-system/kube-dns:dns').endpoints.map((e) => e.address),
+      ['10.244.0.8:53'],
+    );
+    assert.ok(x.trees.orphans.some((o) => o.chain === 'KUBE-SEP-MU7PO7VX34QPS5HP'));
+  });
+});

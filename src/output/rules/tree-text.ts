@@ -77,7 +77,7 @@ function endpointText(ep: TreeEndpoint, held: Held): string {
       ? 'affinity'
       : percent(ep.probability);
   let to = ep.addressFromComment
-    ? `DNAT -> ${ep.address} (from kube-proxy's comment on the jump: chain not in this ${held})`
+    ? `DNAT -> ${ep.address} (from kube-proxy's comment on the jump: ${ep.chainMissing ? `chain not in this ${held}` : 'its DNAT rule does not print it'})`
     : ep.address
       ? ep.forward
         ? `${ep.forward === 'route' ? 'direct routing (Route)' : 'IP-in-IP (Tunnel)'}, no DNAT -> ${ep.address}`

@@ -26,7 +26,9 @@ describe("filter's REJECT rules grep'ed with nat's, no *table line", () => {
     assert.deepEqual(x.dump.tables.map((t) => t.name).sort(), ['filter', 'nat']);
     assert.equal(x.dump.table('filter')!.chain('KUBE-SERVICES')!.ruleCount, 2);
     assert.equal(x.dump.table('nat')!.chain('KUBE-SERVICES'), undefined);
+    // the KUBE-SEP chain: an endpoint of the Service port its comment names, no cluster IP known
     assert.deepEqual(x.trees.services.map((t) => [t.name, t.clusterIP]).sort(), [
+      ['ns/op:https', undefined],
       ['ns/other', '172.30.199.52'],
       ['ns/webhook:https', '172.30.70.227'],
     ]);

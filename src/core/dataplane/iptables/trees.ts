@@ -4,6 +4,8 @@
 import type { Ruleset, Table } from './read/parse.js';
 import type { ServicePortName } from '../../model.js';
 import { hostPort } from '../../ipv6.js';
+import { kubeProxyChain } from '../kube-proxy/chain-names.js';
+import { natInPart } from '../orphans.js';
 import {
   PORTAL_CHAINS,
   type OrphanChain,
@@ -12,7 +14,7 @@ import {
   type TreeEndpoint,
 } from '../trees.js';
 import { append, OWN_SLOT, TreeIndex, whyOf } from './trees/tree-index.js';
-import { absentKind, nameFromComments, stripHost } from './trees/comments.js';
+import { absentKind, ENDPOINT_COMMENT, nameFromComments, stripHost } from './trees/comments.js';
 import { entries, portals } from './trees/entries.js';
 import { verdicts } from './trees/filter-verdicts.js';
 import {
@@ -80,8 +82,11 @@ class TreeBuilder extends TreeIndex {
   private readonly sepTargets = new Map<string, TreeEndpoint>(); // absent KUBE-SEP chains, by name
   private readonly seps = new KubeSepChains();
 
+  private readonly natPart: boolean;
+
   constructor(rs: Ruleset, options: TreeOptions) {
     super(rs, options);
+    this.natPart = natInPart(rs);
     const chains = this.nat?.chainCount ?? 0;
     this.visited = new Uint8Array(chains);
   }
@@ -106,6 +111,8 @@ class TreeBuilder extends TreeIndex {
       this.trees.forEach((tree, i) => {
         if (tree.hash) this.follow(nat, tree, own.subarray(i * 5, i * 5 + 5));
       });
+      // chains pasted without KUBE-SERVICES, from a table held in part: a whole one proves them orphans
+      if (!this.only && this.natPart && nat.indexOf('KUBE-SERVICES') < 0) this.endpointsAlone(nat);
     }
     if (this.filter) {
       for (const chain of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL'])
@@ -240,6 +247,9 @@ class TreeBuilder extends TreeIndex {
         ep = endpoints[this.seps.sep[at + SEP.position]!]!;
       } else {
         ep = this.seps.endpoint(nat, sep, nat.line(id));
+        // a DNAT target iptables 1.4 cannot print: kube-proxy's comment on the jump names it
+        const said = ep.quirk && ENDPOINT_COMMENT.exec(nat.comment(id) ?? '')?.[1];
+        if (said) Object.assign(ep, { address: said, addressFromComment: true });
         this.seps.sep[at + SEP.call] = call;
         this.seps.sep[at + SEP.position] = endpoints.length;
         endpoints.push(ep);
@@ -257,6 +267,29 @@ class TreeBuilder extends TreeIndex {
       remaining -= share;
     }
     return { endpoints, fallThrough: remaining < 1e-9 ? 0 : remaining };
+  }
+
+  /** A paste of KUBE-SEP chains without their Service's chain: each an endpoint of the Service
+   * port its comments name, whose KUBE-SVC chain (kube-proxy's hash of that name and the DNAT
+   * rule's protocol) is not in the paste, so no share is known. */
+  private endpointsAlone(nat: Table): void {
+    for (let c = 0; c < nat.chainCount; c++) {
+      const flags = this.seps.sep[c * SEP_STRIDE + SEP.flags]!;
+      if ((flags & SEP_CHAIN) === 0 || (flags & SEP_REACHED) !== 0) continue;
+      const said = sepServicePort(nat, c);
+      if (!said) continue;
+      const svc = kubeProxyChain('KUBE-SVC', said.name, said.protocol);
+      if (nat.indexOf(svc) >= 0) continue; // its Service chain is here and does not jump to it
+      const known = this.byHash(svc.slice(-16));
+      const tree = known ?? this.tree(undefined, said.name, said.protocol);
+      if (!known) {
+        tree.chains.svc = svc;
+        tree.partial = `it is not in the paste, only endpoint chains whose comments name its Service port: their shares, and whether it has others, are not known`;
+      }
+      const ep = this.seps.endpoint(nat, c, nat.line(nat.ruleIdOf(c, 0)));
+      ep.shareUnknown = `${tree.chains.svc ?? svc} is not in the paste`;
+      tree.endpoints.push(ep);
+    }
   }
 
   /** A KUBE-MARK-MASQ rule of the tree's own chains. */
@@ -385,6 +418,20 @@ function fallThroughSources(nat: Table, chain: number, id: number): string | und
       ? `; the chain's declaration is not among the lines read, so a range above line ${nat.line(nat.ruleIdOf(chain, 0))} may be left out`
       : '';
   return `from a source outside ${sources.join(', ')} (${sources.length === 1 ? 'that source goes' : 'those go'} to ${[...to].join(', ')} first: the Service's loadBalancerSourceRanges${above})`;
+}
+
+/** The Service port a KUBE-SEP chain's comments name ("ns/svc:port", as kube-proxy writes on
+ * each of its rules) and its DNAT rule's protocol; undefined where either is not in the paste. */
+function sepServicePort(nat: Table, c: number): { name: string; protocol: string } | undefined {
+  let name: string | undefined;
+  let protocol: string | undefined;
+  for (let k = 0; k < nat.ruleCountOf(c); k++) {
+    const id = nat.ruleIdOf(c, k);
+    const comment = nat.comment(id);
+    if (comment !== undefined && /^[^ /]+\/[^ /]+$/.test(comment)) name ??= comment;
+    if (nat.isDnat(id)) protocol ??= nat.protocol(id);
+  }
+  return name !== undefined && protocol ? { name, protocol } : undefined;
 }
 
 function affinitySeconds(t: Table, id: number): number | undefined {

@@ -67,7 +67,6 @@ const O_RCHECK = enc('--rcheck');
 const O_SET = enc('--set');
 const O_TO_DEST = enc('--to-destination');
 const O_TO_SRC = enc('--to-source');
-const O_PERSISTENT = enc('--persistent');
 const T_DNAT = enc('DNAT');
 const T_MARK_MASQ = enc('KUBE-MARK-MASQ');
 
@@ -213,19 +212,26 @@ export function walkRule(b: Uint8Array, lex: RuleLexer, c: Int32Array, parts?: R
       const e = t[k + 1]!;
       if (is(b, s, e, O_TO_DEST) || is(b, s, e, O_TO_SRC)) {
         toCount++;
+        // iptables 1.4.x reading a range it did not write prints one range per bit of its flags
+        // (three for kube-proxy's address:port), each empty, ":0", "0.0.0.0" or "0.0.0.0:0": a
+        // second range, an empty one or port 0 (which iptables refuses to write) is that print
+        if (toCount > 1) flags |= RuleFlag.dnatQuirk;
         const hasValue = k + SLOT < n && t[k + SLOT + 2] === Role.Value;
-        if (!hasValue) throw new LineSyntaxError(`${text(b, s, e)} without an address`);
-        const vs = t[k + SLOT]!;
-        const ve = t[k + SLOT + 1]!;
-        if (toCount === 1) {
-          c[2 * H.to] = vs;
-          c[2 * H.to + 1] = ve;
+        if (!hasValue) {
+          if (toCount === 1 && k + SLOT >= n)
+            throw new LineSyntaxError(`${text(b, s, e)} without an address`);
+          flags |= RuleFlag.dnatQuirk;
+        } else {
+          const vs = t[k + SLOT]!;
+          const ve = t[k + SLOT + 1]!;
+          if (toCount === 1) {
+            c[2 * H.to] = vs;
+            c[2 * H.to + 1] = ve;
+          }
+          checkNatTarget(b, vs, ve);
+          if (ve - vs >= 2 && b[ve - 1] === 48 /* 0 */ && b[ve - 2] === 58 /* : */)
+            flags |= RuleFlag.dnatQuirk;
         }
-        checkNatTarget(b, vs, ve);
-        // iptables 1.4.x cannot print a DNAT range it did not write: ":0 --persistent ..."
-        if (b[vs] === 58 /* : */ && ve - vs === 2 && b[vs + 1] === 48) flags |= RuleFlag.dnatQuirk;
-      } else if (is(b, s, e, O_PERSISTENT) && toCount > 0 && b[c[2 * H.to]!] === 58) {
-        flags |= RuleFlag.dnatQuirk;
       }
       if (parts) parts.target!.options.push(option(b, t, k, n));
     }

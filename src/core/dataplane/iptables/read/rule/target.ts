@@ -4,7 +4,7 @@ import type { NatTo, Option, Target } from './rule.js';
 import { opt, parseMark } from './matches.js';
 
 export const DNAT_QUIRK =
-  'this iptables binary (1.4.x) cannot print the DNAT target it reads back (":0 --persistent ..."): the endpoint address is not in the dump; read the rules with iptables 1.6 or newer';
+  'this iptables binary (1.4.x) cannot print the DNAT target it reads back (":0 --persistent ...", "--to-destination  --random ...", port 0): the endpoint address is not in the dump; read the rules with iptables 1.6 or newer';
 
 const VERDICTS = new Set(['ACCEPT', 'DROP', 'RETURN', 'QUEUE']);
 const EXTENSIONS = new Set([
@@ -64,8 +64,10 @@ export function typeTarget(name: string, goto: boolean, options: Option[]): Targ
   switch (name) {
     case 'DNAT': {
       const tos = options.filter((x) => x.name === 'to-destination');
+      // iptables 1.4.x's print of a range it did not write (token-walk.ts): more than one
+      // range, an empty one, or port 0, which iptables refuses to write
       const quirk =
-        tos.some((x) => x.values[0] === ':0') && (tos.length > 1 || o('persistent') !== undefined);
+        tos.length > 1 || tos.some((x) => x.values[0] === undefined || x.values[0].endsWith(':0'));
       return quirk
         ? { ...base, kind: 'dnat', quirk: DNAT_QUIRK }
         : { ...base, kind: 'dnat', to: natTo(tos[0]) };
