@@ -13,6 +13,11 @@ const OTHER_LISTING =
 /** A connection of `ipvsadm -Lnc`: protocol, expiry (mm:ss), state, source, virtual, destination. */
 const CONNECTION_ROW = /^(?:TCP|UDP|SCTP|IP)\s+\d+:\d\d\s+\S+\s+\S+\s+\S+\s+\S+$/;
 
+/** A connection row without its header (`ipvsadm -lnc | grep ADDR`): its state in capitals and
+ * three address:port columns, where a virtual server's line has a scheduler in lower case. */
+const BARE_CONNECTION_ROW =
+  /^(?:TCP|UDP|SCTP|IP)\s+\d+:\d\d\s+[A-Z][A-Z0-9_]*(?:\s+(?:\[[\da-fA-F:.]+\]|[\d.]+):\d+){3}$/;
+
 /** DPVS's ipvsadm's match service (print_service_entry): "MATCH tcp,from=172.16.0.0-172.16.255.254:0-0,oif=dpdk1 rr"
  * as -L prints it, "-A -H proto=tcp,src-range=...,oif=dpdk1 -s rr" / "-a -H ... -r ADDR -J" as
  * -S saves it: its protocol and ranges, then the scheduler or counters. */
@@ -45,7 +50,7 @@ function readVersion(r: ListingRead, t: string, no: number): boolean {
  * a connection's row starts as a virtual server's does ("UDP 04:24  UDP ..."). */
 function readOtherListing(r: ListingRead, t: string, no: number): boolean {
   const otherHead = OTHER_LISTING.exec(t);
-  if (!otherHead && !(r.inOther && CONNECTION_ROW.test(t))) {
+  if (!otherHead && !(r.inOther && CONNECTION_ROW.test(t)) && !BARE_CONNECTION_ROW.test(t)) {
     r.inOther = false;
     return false;
   }
