@@ -89,4 +89,33 @@ describe('markdown emphasis around a pasted line', () => {
     assert.equal(unquoted('**Node 1 NAT:**').quote, undefined);
     assert.equal(unquoted('** -A KUBE-SERVICES -j X **').quote, undefined);
   });
+
+  it('emphasis opened on one line and closed on a later one (sealos#617): each line read without the marks, and said', () => {
+    const lines = IPVS.split('\n');
+    // "**" before the virtual server, "**" after its real server's row (the blanks ipvsadm pads with after it)
+    lines[8] = '**TCP  192.0.2.8:8080 rr';
+    lines[9] = '  -> 10.244.3.46:80                Masq    1      0          0**         ';
+    const got = readPaste(lines.join('\n'), { file: 'p.txt' });
+    assert.ok(got.mode === 'ipvs', got.mode);
+    const text = rulesText(got.dump, got.trees, { label: 'p', file: 'p.txt' });
+    const tree = got.trees.services.find((t) => t.entries.some((e) => e.address === '192.0.2.8'));
+    assert.deepEqual(
+      tree?.endpoints.map((e) => e.address),
+      ['10.244.3.46:80'],
+      text,
+    );
+    assert.match(
+      text,
+      /lines 9-10 are wrapped in markdown emphasis \("\*\*" at the start of line 9/,
+    );
+    // only where every line the marks span is a listing's: prose in between keeps them
+    assert.equal(
+      unquoted('**TCP  192.0.2.8:8080 rr\nsee this\n  -> 10.244.3.46:80  Masq 1 0 0**').quote,
+      undefined,
+    );
+    // a save's rules the same way
+    const save = unquoted(`**${DNAT}\n-A ${SEP} -s 10.244.1.7/32 -j KUBE-MARK-MASQ**`);
+    assert.equal(save.text, `${DNAT}\n-A ${SEP} -s 10.244.1.7/32 -j KUBE-MARK-MASQ`);
+    assert.deepEqual(save.quote?.lines, [1, 2]);
+  });
 });

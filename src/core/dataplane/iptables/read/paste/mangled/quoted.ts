@@ -1,7 +1,8 @@
 // A paste wrapped in markdown: quoted in a reply (">" and a blank before each of its lines, "> > "
 // where the reply quotes a quote, the replier's own prose around it unmarked), its code fence
-// typed on the listing's first or last line (fences.ts), or one of its lines made bold or italic
-// by the author ("**TCP  10.0.0.1:80 rr**": no tool prints those marks around its line). The marks are markdown's, not the
+// typed on the listing's first or last line (fences.ts), or some of its lines made bold or italic
+// by the author ("**TCP  10.0.0.1:80 rr**", or opened on one line and closed on a later one): no
+// tool prints those marks around its lines. The marks are markdown's, not the
 // listing's: every reader (iptables', nft's, ipvsadm's, Cilium's) reads the lines without them,
 // on the paste's own lines, and says so.
 import { classifyLine } from '../other-lines/classify.js';
@@ -21,8 +22,9 @@ export interface Quote {
   depths: number[];
   /** The lines a fence is glued to, the fence read off. */
   fences: GluedFence[];
-  /** The lines markdown's emphasis wraps ("**" before and after), the marks read off. */
-  emphasis?: { line: number; mark: string }[];
+  /** The lines markdown's emphasis wraps ("**" before and after), the marks read off; `to`, the
+   * last line where the marks open on one line and close on a later one. */
+  emphasis?: Emphasis[];
 }
 
 /** The lines a markdown quote marks, where one of them, unmarked, is a line of a listing (a
@@ -72,17 +74,52 @@ export const markdownMarked = (head: string): boolean =>
   /(?:^|\n)>|```|~~~/.test(head) ||
   /(?:^|\n)[ \t]*(\*{1,3}|_{1,3})[^*_\s\n](?:[^\n]*[^*_\s\n])?\1[ \t]*\r?(?:\n|$)/.test(head);
 
+interface Emphasis {
+  line: number;
+  mark: string;
+  to?: number;
+}
+
+/** Emphasis opened at a listing line's start, closed at the end of a later one ("**TCP  ... rr"
+ * ... "-> ... 0**"): the same marks as EMPHASIS, split over the lines they wrap. */
+const OPENS = /^([ \t]*)(\*{1,3}|_{1,3})(?![*_\s])(.*)$/;
+const CLOSES = /^(.*[^*_\s])(\*{1,3}|_{1,3})([ \t]*\r?)$/;
+
 /** The text with the emphasis markdown put around a listing's line read off ("*nat", which
  * iptables-save prints, has no closing mark), and those lines. */
-function unemphasise(text: string): { text: string; emphasis: { line: number; mark: string }[] } {
-  const emphasis: { line: number; mark: string }[] = [];
-  const out = text.split('\n').map((l, i) => {
-    const m = EMPHASIS.exec(l);
-    if (!m || !listingLine(m[3]!.trim())) return l;
-    emphasis.push({ line: i + 1, mark: m[2]! });
-    return m[1]! + m[3]! + m[4]!;
-  });
-  return { text: emphasis.length > 0 ? out.join('\n') : text, emphasis };
+function unemphasise(text: string): { text: string; emphasis: Emphasis[] } {
+  const emphasis: Emphasis[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const m = EMPHASIS.exec(lines[i]!);
+    if (m && listingLine(m[3]!.trim())) {
+      emphasis.push({ line: i + 1, mark: m[2]! });
+      lines[i] = m[1]! + m[3]! + m[4]!;
+      continue;
+    }
+    const to = spanEnd(lines, i);
+    if (to === undefined) continue;
+    const open = OPENS.exec(lines[i]!)!;
+    const close = CLOSES.exec(lines[to]!)!;
+    emphasis.push({ line: i + 1, mark: open[2]!, to: to + 1 });
+    lines[i] = open[1]! + open[3]!;
+    lines[to] = close[1]! + close[3]!;
+    i = to;
+  }
+  return { text: emphasis.length > 0 ? lines.join('\n') : text, emphasis };
+}
+
+/** The line (0-based) whose end closes the emphasis line i opens, every line from i to it a
+ * listing's line without the marks; undefined where none does. */
+function spanEnd(lines: string[], i: number): number | undefined {
+  const open = OPENS.exec(lines[i]!);
+  if (!open || !listingLine(open[3]!.trim())) return undefined;
+  for (let j = i + 1; j < lines.length; j++) {
+    const close = CLOSES.exec(lines[j]!);
+    if (close && close[2] === open[2] && listingLine(close[1]!.trim())) return j;
+    if (!listingLine(lines[j]!.trim())) return undefined;
+  }
+  return undefined;
 }
 
 /** The text a reader reads: without a quote's marks where a listing is quoted, without a fence
@@ -96,7 +133,11 @@ export function unquoted(text: string): { text: string; quote?: Quote } {
     : { text: read, emphasis: [] };
   if (!q && glued.length === 0 && emphasis.length === 0) return { text };
   const lines = [
-    ...new Set([...(q?.quoted ?? []), ...glued.map((g) => g.line), ...emphasis.map((e) => e.line)]),
+    ...new Set([
+      ...(q?.quoted ?? []),
+      ...glued.map((g) => g.line),
+      ...emphasis.flatMap((e) => (e.to === undefined ? [e.line] : [e.line, e.to])),
+    ]),
   ].sort((a, b) => a - b);
   return {
     text: plain,
@@ -111,11 +152,24 @@ export function unquoted(text: string): { text: string; quote?: Quote } {
 }
 
 /** What is said of emphasis around listing lines: where, with which marks. */
-const emphasisNote = (emphasis: { line: number; mark: string }[]): string => {
-  const at = emphasis.map((e) => e.line);
-  const marks = [...new Set(emphasis.map((e) => `"${e.mark}"`))].join(' or ');
+const emphasisNote = (emphasis: Emphasis[]): string => {
+  const lines = emphasis.filter((e) => e.to === undefined);
+  const spans = emphasis.filter((e) => e.to !== undefined);
+  const at = lines.map((e) => e.line);
+  const marks = (es: Emphasis[]) => [...new Set(es.map((e) => `"${e.mark}"`))].join(' or ');
   const n = at.length;
-  return `line${n === 1 ? '' : 's'} ${span(at)} ${n === 1 ? 'is' : 'are'} wrapped in markdown emphasis (${marks} before and after${n === 1 ? ' it' : ' each'}, which no listing prints): read without the marks, as the listing was printed`;
+  const said = [
+    ...(n > 0
+      ? [
+          `line${n === 1 ? '' : 's'} ${span(at)} ${n === 1 ? 'is' : 'are'} wrapped in markdown emphasis (${marks(lines)} before and after${n === 1 ? ' it' : ' each'}, which no listing prints)`,
+        ]
+      : []),
+    ...spans.map(
+      (e) =>
+        `lines ${e.line}-${e.to} are wrapped in markdown emphasis ("${e.mark}" at the start of line ${e.line} and the end of line ${e.to}, which no listing prints)`,
+    ),
+  ];
+  return `${said.join('; ')}: read without the marks, as the listing was printed`;
 };
 
 /** What a reader says of a listing wrapped in markdown: the quote marks every quoted line has,
