@@ -148,6 +148,12 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   ],
   // kubectl get endpoints / endpointslices, -A's NAMESPACE column first
   [/^(?:NAMESPACE +)?NAME +(?:ADDRESSTYPE +PORTS +)?ENDPOINTS(?: +AGE)?$/, 'kubectl'],
+  // and a row of `get ep` without its header: name, addresses with ports (kubectl's printer cuts
+  // them at three, "+ N more..."), or <none>, and the age
+  [
+    /^(?:\S+ +)?\S+ +(?:<none>|(?:\[[\da-fA-F:.]+\]|[\d.]+):\d+(?:,(?:\[[\da-fA-F:.]+\]|[\d.]+):\d+)*(?: \+ \d+ more\.\.\.)?) +(?:\d+[smhdy])+$/,
+    'kubectl',
+  ],
   // kubectl get svc / describe svc
   // kubectl get svc, its -A / --all-namespaces NAMESPACE column first, before 1.8 without TYPE
   [/^(?:NAMESPACE +)?NAME +(?:TYPE +)?CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl'],
