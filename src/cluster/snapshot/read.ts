@@ -9,7 +9,15 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, fstatSync, openSync, constants } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { ArchiveError, MAX_EXPANDED, tarGz, untarGz, type ArchiveEntry } from './archive.js';
+import {
+  ArchiveError,
+  keptBound,
+  MAX_EXPANDED,
+  MAX_RATIO,
+  tarGz,
+  untarGz,
+  type ArchiveEntry,
+} from './archive.js';
 import {
   checkFile,
   entryAt,
@@ -30,7 +38,8 @@ import { flattenObjects } from '../../core/kube/objects.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../../core/model.js';
 import { typedMeta } from '../../core/facts/meta.js';
 import type { NodeError } from '../../core/nodes/access.js';
-import { inputText } from '../../core/facts/input-text.js';
+import { inputBytes, inputText } from '../../core/facts/input-text.js';
+import { jsonValues, MAX_JSON_VALUES } from './json-values.js';
 
 export { SnapshotError } from './files.js';
 
@@ -66,9 +75,9 @@ export async function readSnapshot(dir: string, objectsOnly = false): Promise<Fa
   if (isArchiveName(dir) && !(await isDir(dir))) return readArchive(dir);
   if (!(await isDir(dir))) throw new SnapshotError(dir, 'no such snapshot directory', true);
   const objectsFile = join(dir, 'objects.json');
-  const text = readText(objectsFile, LIMITS.objects);
-  if (text === undefined) throw new SnapshotError(objectsFile, OBJECTS_MISSING);
-  const objects = parseObjects(objectsFile, text);
+  const bytes = readRegular(objectsFile, LIMITS.objects);
+  if (bytes === undefined) throw new SnapshotError(objectsFile, OBJECTS_MISSING);
+  const objects = parseObjects(objectsFile, bytes);
   const metaFile = join(dir, 'meta.json');
   const metaText = readText(metaFile, LIMITS.meta);
   const meta = metaText === undefined ? {} : parseMeta(metaFile, metaText);
@@ -146,8 +155,8 @@ function archiveCap(path: string): number | undefined {
 /** nodes/<node>/<stem>.txt, anywhere in an archive. */
 const isNodeOutput = (path: string) => /(?:^|\/)nodes\/[^/]+\/[^/]+\.txt$/.test(path);
 
-/** The archive file the person named (a link they made is theirs), if a regular file. */
-function openArchive(file: string): number {
+/** The archive file the person named (a link they made is theirs), if a regular file; its size. */
+function openArchive(file: string): { fd: number; size: number } {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -168,7 +177,7 @@ function openArchive(file: string): number {
         : `${kindOf(s)}; a snapshot archive is a regular file`,
     );
   }
-  return fd;
+  return { fd, size: s.size };
 }
 
 /** The archive's files, the tree under the (shallowest) objects.json read as a directory. */
@@ -179,8 +188,13 @@ async function readArchive(file: string): Promise<Facts> {
   const outputOnly = (path: string, cap: number) =>
     cap === LIMITS.output && isNodeOutput(path) && tooBig.set(path, cap) !== undefined;
   try {
-    const input = createReadStream('', { fd: openArchive(file) });
-    files = await untarGz(input, file, { keep: archiveCap, tooBig: outputOnly });
+    const { fd, size } = openArchive(file);
+    const input = createReadStream('', { fd });
+    // a small archive whose files are a hundred times its size is a bomb, not a snapshot
+    const bytes = keptBound(size);
+    const said = `${sizeText(bytes)}, over ${MAX_RATIO} times the archive's size`;
+    const maxKept = { bytes, said };
+    files = await untarGz(input, file, { keep: archiveCap, tooBig: outputOnly, maxKept });
   } catch (e) {
     if (e instanceof ArchiveError) throw new SnapshotError(file, e.reason);
     throw e;
@@ -191,7 +205,7 @@ async function readArchive(file: string): Promise<Facts> {
   if (!objectsPath) throw new SnapshotError(`${file}: objects.json`, OBJECTS_MISSING);
   const root = objectsPath.slice(0, -'objects.json'.length);
   const where = (p: string) => `${file}: ${shown(p)}`;
-  const objects = parseObjects(where(objectsPath), inputText(files.get(objectsPath)!));
+  const objects = parseObjects(where(objectsPath), files.get(objectsPath)!);
   const metaBytes = files.get(`${root}meta.json`);
   const meta = metaBytes ? parseMeta(where(`${root}meta.json`), inputText(metaBytes)) : {};
   const unread = [...tooBig].flatMap(([path, cap]): NodeError[] => {
@@ -256,7 +270,19 @@ function objectsOnly(items: unknown[], depth = 0): boolean {
   );
 }
 
-function parseObjects(file: string, text: string): KubeObject[] {
+function parseObjects(file: string, bytes: Buffer): KubeObject[] {
+  // UTF-16 (a byte order mark said so) is counted as UTF-8; UTF-8 in place
+  const b = inputBytes(bytes).bytes;
+  const utf8 =
+    typeof b === 'string' ? Buffer.from(b) : Buffer.from(b.buffer, b.byteOffset, b.length);
+  // counted before it is parsed (the heap it takes grows with its values, not its bytes); a value
+  // takes a byte at least, so a text no longer than the bound is within it
+  if (utf8.length > MAX_JSON_VALUES && jsonValues(utf8) > MAX_JSON_VALUES)
+    throw new SnapshotError(
+      file,
+      `more than ${MAX_JSON_VALUES.toLocaleString('en')} JSON values (a 5,000-node snapshot holds ~3 million), not read`,
+    );
+  const text = inputText(bytes);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
