@@ -6,9 +6,9 @@
 // RBAC and the namespace's Pod Security level and asks (or needs --yes); it deletes its Pods when
 // it ends, and activeDeadlineSeconds stops them even if kdebug is killed (`kdebug cleanup` then
 // removes what is left). A create whose answer is lost may still have made a Pod: the run finds
-// it by its run label and deletes it, at once and again at close. Each Pod names the run that owns it and carries a lease that run renews:
-// cleanup spares the Pods of live runs. A name can be reused: every exec, renewal and delete is
-// tied to the UID the API gave the Pod at create.
+// it by its run label and deletes it, at once and again at close. Each Pod names the run that
+// owns it and carries a lease that run renews: cleanup spares the Pods of live runs. A name can
+// be reused: every exec, renewal and delete is tied to the UID the API gave the Pod at create.
 // The Pod's shape, the checks before it, its state and `kdebug cleanup` are in debug-pod/.
 import { sanitize } from '../../core/sanitize.js';
 import { toPod, type Pod } from '../../core/kube/objects.js';

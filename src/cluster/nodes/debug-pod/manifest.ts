@@ -51,6 +51,7 @@ export function runSelector(run: RunOwner = THIS_RUN): string {
   return `${DEBUG_POD_SELECTOR},${RUN_LABEL}=${runId(run)}`;
 }
 
+/** The run's id for a label and a selector; refused when it is not a plain label value. */
 function runId(run: RunOwner): string {
   if (!RUN_ID.test(run.id)) throw new Error(`invalid kdebug run id ${JSON.stringify(run.id)}`);
   return run.id;
