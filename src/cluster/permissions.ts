@@ -165,7 +165,7 @@ const CLEANUP_RULE: PermissionRule = {
   group: '',
   resource: 'pods',
   verbs: ['list'],
-  why: 'kdebug cleanup finds the debug Pods by label, and kdebug warns when other Pods share the namespace',
+  why: 'kdebug cleanup finds the debug Pods by label, a run finds by its label a Pod whose create went unanswered, and kdebug warns when other Pods share the namespace',
 };
 
 const merge = (grants: Grant[]): Grant[] => {
