@@ -31,6 +31,9 @@ const child = spawn(
   [
     '--import',
     'tsx',
+    // every dataplane's code, as a command's load stage would (test/support/all-modes.mjs)
+    '--import',
+    './test/support/all-modes.mjs',
     '--test',
     `--test-concurrency=${cluster ? 1 : 3}`,
     '--test-reporter=spec',

@@ -5,6 +5,7 @@
 // nodes are read in collect/finish.ts.
 import type { Facts } from '../core/model.js';
 import type { Cluster } from './cluster.js';
+import { EVERY_MODE, loadModes } from '../core/dataplane/modes.js';
 import { serviceNotFound } from './kube/suggestions.js';
 import { readClusterAddons } from './collect/addons.js';
 import { Reader, WHOLE_LIST_PAGE } from './collect/api-reader.js';
@@ -119,7 +120,8 @@ export async function collect(
   // only fatal failures reject (the rest are recorded): the first one ends the wait
   const listed = Promise.all(lists);
   listed.catch(() => undefined); // its failure is told when it is awaited below
-  await Promise.all(reads);
+  // the nodes' modes are known only as they are read: every mode's code, while the API answers
+  await Promise.all([...reads, loadModes(EVERY_MODE)]);
   if (!(await svc)) throw await serviceNotFound(cluster, ns, name);
   const meta = { namespace: ns, service: name };
   const rollout = await addons.settledKubeProxy;
@@ -162,6 +164,7 @@ export async function collectAll(
       resource: 'networkpolicies',
       namespace: ns,
     }),
+    loadModes(EVERY_MODE),
   ]);
   // every Pod of the cluster in hand: an address none of them has is no Pod's, no lookup needed
   const everyPod = !ns && !r.errors.some((e) => e.read?.resource === 'pods' && !e.read.addon);

@@ -1,7 +1,7 @@
 // Where a command's Facts come from: a snapshot directory, the live cluster read now, or one
 // node's rules read over SSH into a snapshot's objects; and the one node picker. The adapters
 // (client-node, ssh2) load only when a source needs them. svc's live read: live-diagnosis.ts.
-import { Analysis } from '../core/nodes/analysis.js';
+import { Analysis, loadDataplanes } from '../core/nodes/analysis.js';
 import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts/facts.js';
 import { clusterView } from '../core/kube/objects.js';
 import type { Facts } from '../core/model.js';
@@ -55,8 +55,11 @@ export async function readFacts(
   c: SourceContext,
   want: { rules: boolean },
 ): Promise<SourcedFacts> {
-  if (o.snapshot !== undefined)
-    return { facts: await readSnapshot(o.snapshot), label: o.snapshot, dir: o.snapshot };
+  if (o.snapshot !== undefined) {
+    const facts = await readSnapshot(o.snapshot);
+    await loadDataplanes(facts);
+    return { facts, label: o.snapshot, dir: o.snapshot };
+  }
   const cluster = await connectLive(o, c);
   try {
     const { collectAll, nodeBasics } = await import('./collect.js');

@@ -1,5 +1,6 @@
 // `kdebug rules`: the Service trees of one node's rules (a file, stdin, a host over SSH, a
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
+import { loadModes } from '../core/dataplane/modes.js';
 import { Analysis } from '../core/nodes/analysis.js';
 import { recordedFamily } from '../core/facts/facts.js';
 import { parseIptables, TABLES } from '../core/dataplane/iptables/read/parse.js';
@@ -180,9 +181,12 @@ function nftRules(
     // one table, no objects: the screens that need the cluster say so
     const facts: Facts = { objects: [], nodes: {}, meta: {} };
     const rules = { label: d.label, text, nft: table };
-    return interactive(
-      { start: 'rules', node: o.node, search: o.search, facts, rules, load: async () => facts },
-      g,
+    // the screens read the table through nftables' Dataplane, loaded with its mode
+    return loadModes(['nftables']).then(() =>
+      interactive(
+        { start: 'rules', node: o.node, search: o.search, facts, rules, load: async () => facts },
+        g,
+      ),
     );
   }
   return print(o, shown, table, nftPasteTrees(table), givenSource(o, d));

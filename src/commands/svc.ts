@@ -1,7 +1,7 @@
 // `kdebug svc NAME`: the guided diagnosis of one Service, from a snapshot or
 // the live cluster, as the TUI, text or JSON.
 import { join } from 'node:path';
-import { Analysis } from '../core/nodes/analysis.js';
+import { Analysis, loadDataplanes } from '../core/nodes/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube/objects.js';
 import { valid } from '../core/findings/next-command.js';
@@ -165,7 +165,8 @@ export async function svcCommand(
       throw new UsageError(
         `not a snapshot of a cluster: ${join(dir, 'objects.json')}: ${unnamed ? 'a Service without metadata.name' : 'no objects'} (${selfCommand('snapshot save')} writes the Service, its Pods and the Nodes)`,
       );
-    const analysis = new Analysis(facts, { view, parsed: await aside });
+    const [parsed] = await Promise.all([aside, loadDataplanes(facts, view)]);
+    const analysis = new Analysis(facts, { view, parsed });
     // no name: the Service the snapshot was taken for
     const named = at
       ? await foundAt(serviceAt(view.services, arg!, at, dir), analysis, at)
@@ -188,7 +189,7 @@ export async function svcCommand(
           facts: analysis,
           invocation,
           snapshot,
-          load: () => readSnapshot(dir),
+          load: () => readSnapshot(dir).then((f) => loadDataplanes(f).then(() => f)),
         },
         g,
       );

@@ -3,10 +3,10 @@
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
 import type { IpvsRead } from '../dataplane/ipvs/dataplane.js';
-import { listingAt, virtualServerListed } from '../dataplane/ipvs/read/by-address.js';
-import { parseIpsets } from '../dataplane/ipvs/read/ipset.js';
-import { IpvsParseError, parseIpvs, type IpvsTable } from '../dataplane/ipvs/read/listing.js';
-import { commandStem, type ListingCommand } from './commands.js';
+import type { IpvsParseError, IpvsTable } from '../dataplane/ipvs/read/listing.js';
+import { commandStem, listingMode, readByAddress, type ListingCommand } from './commands.js';
+import { loadModes, modeCode } from '../dataplane/modes.js';
+import { isCiliumAgentPod } from '../dataplane/cilium/agent/agent.js';
 import type { IPFamily } from '../ipv6.js';
 import { nodeDump } from '../facts/facts.js';
 import type { NftTable } from '../dataplane/nftables/read/listing.js';
@@ -43,6 +43,18 @@ export interface AnalysisOptions {
   view?: ClusterView;
   /** Dumps already parsed (on another thread), by source: their rule set or parse error. */
   parsed?: Map<string, Ruleset | IptablesParseError | NoRulesError>;
+}
+
+/** Loads the code of each mode whose state the facts hold (dataplane/modes.ts): a node's listing
+ * of it, or a Cilium agent in the API (its expected frontends need no listing). Awaited once
+ * where a command's facts are read, before anything reads their nodes: all is synchronous after. */
+export function loadDataplanes(
+  facts: Facts,
+  view: ClusterView = clusterView(facts.objects),
+): Promise<void> {
+  const listed = Object.values(facts.nodes).flatMap((outputs) => Object.keys(outputs));
+  const agents = view.pods.some(isCiliumAgentPod) ? ['cilium'] : [];
+  return loadModes([...listed.flatMap((stem) => listingMode(stem) ?? []), ...agents]);
 }
 
 /** The analysis of one run's Facts: made once by the command, handed to the checks and the TUI. */
@@ -116,12 +128,14 @@ export class Analysis {
     // IPVS virtual servers: kube-proxy writes them in IPVS mode only
     const ipvs = this.ipvsTable(name);
     if (ipvs)
-      return !(ipvs.table instanceof IpvsParseError) && ipvs.table.services.length > 0
+      return !(ipvs.table instanceof modeCode('ipvs').IpvsParseError) &&
+        ipvs.table.services.length > 0
         ? { mode: 'ipvs', source: ipvs.source }
         : undefined;
-    const byAddress = virtualServerListed(this.facts.nodes[name], (stem) =>
-      this.ipvsAt(name, stem),
-    );
+    const outputs = this.facts.nodes[name];
+    const byAddress =
+      readByAddress(outputs) &&
+      modeCode('ipvs').virtualServerListed(outputs, (stem) => this.ipvsAt(name, stem));
     return byAddress ? { mode: 'ipvs', source: `nodes/${name}/${byAddress}.txt` } : undefined;
   }
 
@@ -140,6 +154,7 @@ export class Analysis {
     const source = `nodes/${name}/${stem}.txt`;
     let table = this.ipvsTables.get(name);
     if (!table) {
+      const { IpvsParseError, parseIpvs } = modeCode('ipvs');
       try {
         table = parseIpvs(text, source, { recorded: true });
       } catch (e) {
@@ -157,7 +172,7 @@ export class Analysis {
     const source = `nodes/${name}/${stem}.txt`;
     let table = this.ipvsReadsAt.get(source);
     if (!table) {
-      table = listingAt(this.facts.nodes[name]?.[stem] ?? '', source);
+      table = modeCode('ipvs').listingAt(this.facts.nodes[name]?.[stem] ?? '', source);
       this.ipvsReadsAt.set(source, table);
     }
     return table;
@@ -203,6 +218,7 @@ function readIpsets(
   text: string,
   source: string,
 ): Pick<IpvsRead, 'ipsets' | 'ipsetsSource' | 'ipsetsError'> {
+  const { IpvsParseError, parseIpsets } = modeCode('ipvs');
   try {
     return { ipsets: parseIpsets(text, source), ipsetsSource: source };
   } catch (e) {

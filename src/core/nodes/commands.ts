@@ -158,8 +158,24 @@ export function commandStem(c: NodeCommand): string {
   }
 }
 
+/** The mode whose reader reads the output stored under `stem` (a dataplane's listing outside
+ * iptables), if any: a run that holds one loads that mode's code. */
+export function listingMode(stem: string): 'nftables' | 'ipvs' | 'cilium' | undefined {
+  if (stem.startsWith('nft-')) return 'nftables';
+  // ipvsadm-save, ipvsadm -Ln whole or by address, ipset-save, ipset test
+  if (stem.startsWith('ipvsadm-') || stem.startsWith('ipset-')) return 'ipvs';
+  // the agent's status is its state's, read without the mode's code
+  if (stem.startsWith('cilium-') && stem !== commandStem({ kind: 'cilium', list: 'status' }))
+    return 'cilium';
+  return undefined;
+}
+
 /** Where the virtual servers read by address are stored: "ipvsadm-Ln_tcp_10.96.0.30_80". */
 export const IPVS_SERVICE_STEM = 'ipvsadm-Ln_';
+
+/** Whether the node recorded virtual servers read by address. */
+export const readByAddress = (outputs: Readonly<Record<string, string>> | undefined) =>
+  Object.keys(outputs ?? {}).some((stem) => stem.startsWith(IPVS_SERVICE_STEM));
 
 /** Where one tool's and backend's chain listings of a table are stored: the stem before the
  * chain's name, e.g. "iptables-nat-S_" (KUBE-SERVICES is in "iptables-nat-S_KUBE-SERVICES"). */

@@ -3,12 +3,9 @@
 // (node-reads.ts) and what is expected there (node-expected.ts).
 import { familyNotRecorded } from '../facts/facts.js';
 import { serviceListScope } from '../facts/service-list-scope.js';
-import { ciliumLineSet } from '../dataplane/cilium/drift.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
 import type { Dataplane } from '../dataplane/dataplane.js';
-import { ciliumDataplane } from '../dataplane/cilium/dataplane.js';
-import { ipvsDataplane } from '../dataplane/ipvs/dataplane.js';
-import { nftablesDataplane } from '../dataplane/nftables/dataplane.js';
+import { modeCode } from '../dataplane/modes.js';
 import { iptablesDataplane } from '../dataplane/iptables/dataplane.js';
 import { modeTraits } from '../dataplane/mode-traits.js';
 import {
@@ -17,7 +14,6 @@ import {
   type DriftFinding,
   type NodeDrift,
 } from '../dataplane/drift.js';
-import { ruleText } from '../dataplane/nftables/render.js';
 import { servicePortName } from '../kube/objects.js';
 import type { ServiceTrees } from '../dataplane/trees.js';
 import { nodeNetwork, type NodeNetwork, type TracePacket } from '../dataplane/trace/trace.js';
@@ -46,7 +42,7 @@ export class NodeAnalysis extends NodeExpected {
     // which Services the facts listed whole: where "the API has no Service X" may be said
     const listed = serviceListScope(this.analysis.facts);
     if (cilium?.read)
-      return (this.dataplaneMemo = ciliumDataplane(
+      return (this.dataplaneMemo = modeCode('cilium').ciliumDataplane(
         cilium.read,
         this.analysis.view,
         (n) => this.analysis.state(n).cilium,
@@ -54,9 +50,9 @@ export class NodeAnalysis extends NodeExpected {
       ));
     const rules = this.rules();
     return (this.dataplaneMemo = nft?.table
-      ? nftablesDataplane(nft.table, nft.source, this.analysis.view, listed)
+      ? modeCode('nftables').nftablesDataplane(nft.table, nft.source, this.analysis.view, listed)
       : ipvs?.read
-        ? ipvsDataplane(
+        ? modeCode('ipvs').ipvsDataplane(
             ipvs.read,
             ipvs.source,
             () => this.ipvsKnown(ipvs.read!),
@@ -201,15 +197,17 @@ export class NodeAnalysis extends NodeExpected {
     if (mode === 'cilium') {
       const table = this.cilium()?.read?.table;
       // a frontend or backend written as drift writes them: the agent lists one so
-      const lines = table ? ciliumLineSet(table) : new Set<string>();
+      const lines = table ? modeCode('cilium').ciliumLineSet(table) : new Set<string>();
       return (l) => lines.has(l);
     }
     if (mode === 'nftables') {
       const table = this.nft()?.table;
+      if (!table) return () => false;
+      const { ruleText } = modeCode('nftables');
       // each rule as nftables drift writes an expected one: "add rule ip kube-proxy CHAIN TEXT"
       const lines = new Set(
-        (table?.chains ?? []).flatMap((c) =>
-          c.rules.map((r) => `add rule ${table!.family} ${table!.name} ${c.name} ${ruleText(r)}`),
+        table.chains.flatMap((c) =>
+          c.rules.map((r) => `add rule ${table.family} ${table.name} ${c.name} ${ruleText(r)}`),
         ),
       );
       return (l) => lines.has(l);

@@ -1,10 +1,11 @@
 // What kube-proxy (or the Cilium agent that replaces it) should have written on one node, in
 // its mode: the iptables rules, the IPVS virtual servers and ipsets, the agent's frontends and
 // BPF map entries; from the objects and what the node tells of itself (knobs.ts).
-import { expectedCilium, type ExpectedFrontend } from '../dataplane/cilium/expected/expected.js';
-import { expectedMaps, type ExpectedMapEntry } from '../dataplane/cilium/maps/expected.js';
+import type { ExpectedFrontend } from '../dataplane/cilium/expected/expected.js';
+import type { ExpectedMapEntry } from '../dataplane/cilium/maps/expected.js';
+import { modeCode } from '../dataplane/modes.js';
 import type { IpvsRead } from '../dataplane/ipvs/dataplane.js';
-import { expectedIpvs, type ExpectedIpvs } from '../dataplane/ipvs/expected/expected.js';
+import type { ExpectedIpvs } from '../dataplane/ipvs/expected/expected.js';
 import type { IpvsKnown } from '../dataplane/ipvs/trees.js';
 import {
   expectedRules,
@@ -76,7 +77,7 @@ export abstract class NodeExpected extends NodeReads {
 
   /** What kube-proxy programs here in IPVS mode, for `scope`'s Services or what was read for. */
   ipvsExpected(scope?: Scope): ExpectedIpvs {
-    return expectedIpvs(this.expected(scope), this.ipvsOptions());
+    return modeCode('ipvs').expectedIpvs(this.expected(scope), this.ipvsOptions());
   }
 
   /** What the node's Cilium agent should hold (its frontends and their backends), for `scope`'s
@@ -85,7 +86,12 @@ export abstract class NodeExpected extends NodeReads {
     // the agent as its listing shows it, where one was read
     const agent = this.cilium()?.read?.agent ?? this.analysis.state(this.name).cilium;
     if (!agent) return undefined;
-    return expectedCilium(this.analysis.view, this.ciliumNode(agent), agent.settings, scope);
+    return modeCode('cilium').expectedCilium(
+      this.analysis.view,
+      this.ciliumNode(agent),
+      agent.settings,
+      scope,
+    );
   }
 
   /** What the node's Cilium agent should write to its BPF maps for `scope`'s Services or all. */
@@ -93,7 +99,7 @@ export abstract class NodeExpected extends NodeReads {
     const agent = this.cilium()?.read?.agent ?? this.analysis.state(this.name).cilium;
     const frontends = this.ciliumExpected(scope);
     if (!agent || !frontends) return undefined;
-    return expectedMaps(frontends, {
+    return modeCode('cilium').expectedMaps(frontends, {
       services: this.analysis.view.services,
       nodePortAddresses: agent.nodePorts?.addresses ?? [],
       // the node's own addresses: its devices' as the agent listed them, the Node's
@@ -109,6 +115,7 @@ export abstract class NodeExpected extends NodeReads {
    * program here. */
   protected ipvsKnown(read: IpvsRead): Map<string, IpvsKnown> {
     const known = new Map<string, IpvsKnown>();
+    const { expectedIpvs } = modeCode('ipvs');
     for (const v of expectedIpvs(this.expected(), read.expect).virtualServers) {
       known.set(`${v.protocol} ${v.ip}:${v.port}`, { name: v.name, kind: v.kind });
     }

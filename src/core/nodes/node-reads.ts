@@ -3,22 +3,17 @@
 // state, its Cilium agent's tables, each with why it could not be read; and which Services a
 // read of part of the node answers for.
 import { oldAgentBinary, type CiliumAgent } from '../dataplane/cilium/agent/agent.js';
-import { listedAgent } from '../dataplane/cilium/agent/listed.js';
 import type { CiliumNode } from '../dataplane/cilium/expected/expected.js';
-import { CiliumParseError } from '../dataplane/cilium/read/listing.js';
-import { parseCilium, withBackendStates } from '../dataplane/cilium/read/read.js';
+import { modeCode } from '../dataplane/modes.js';
 import { dumpReadFailure, type DumpReadFailure } from '../dataplane/dataplane.js';
 import type { CiliumRead } from '../dataplane/cilium/dataplane.js';
 import type { IpvsRead } from '../dataplane/ipvs/dataplane.js';
 import type { ExpectedIpvs, IpvsExpectOptions } from '../dataplane/ipvs/expected/expected.js';
-import { readByAddress, stateByAddress } from '../dataplane/ipvs/read/by-address.js';
-import { IpvsParseError } from '../dataplane/ipvs/read/listing.js';
-import { commandStem, type CiliumList, type ListingCommand } from './commands.js';
+import { commandStem, readByAddress, type CiliumList, type ListingCommand } from './commands.js';
 import { DriftInputError } from '../dataplane/drift.js';
 import type { IPFamily } from '../ipv6.js';
 import { familyNotRecorded, nftStems, nodeDump, type NodeDump } from '../facts/facts.js';
-import { NftParseError, type NftTable } from '../dataplane/nftables/read/listing.js';
-import { parseNftAny } from '../dataplane/nftables/read/read-text.js';
+import type { NftTable } from '../dataplane/nftables/read/listing.js';
 import { rulesetSigns, textSigns, type DumpSigns } from '../dataplane/iptables/backend.js';
 import {
   IptablesParseError,
@@ -215,6 +210,7 @@ export abstract class NodeReads {
       family,
       ...(stem === stems.text ? { format: 'text' as const } : {}),
     };
+    const { NftParseError, parseNftAny } = modeCode('nftables');
     try {
       // nft's JSON, its listing, or the script kube-proxy feeds nft -f (put in a snapshot by hand)
       const table = parseNftAny(text, source).table(family, 'kube-proxy');
@@ -237,7 +233,7 @@ export abstract class NodeReads {
     const listing = this.analysis.ipvsTable(this.name);
     if (!listing) return (this.ipvsMemo = this.ipvsByAddress());
     const { source, text, command, table } = listing;
-    if (table instanceof IpvsParseError)
+    if (table instanceof modeCode('ipvs').IpvsParseError)
       return (this.ipvsMemo = { source, text, failure: dumpReadFailure(table, command) });
     const v6 = this.family === 'IPv6';
     const bound = this.interfaceAddresses((n) => n === 'kube-ipvs0');
@@ -261,7 +257,7 @@ export abstract class NodeReads {
     if (!outputs || !readByAddress(outputs)) return undefined;
     const bound = this.interfaceAddresses((n) => n === 'kube-ipvs0');
     const whole = this.analysis.ipsets(this.name);
-    return stateByAddress(
+    return modeCode('ipvs').stateByAddress(
       outputs,
       this.ipvsExpected(),
       this.name,
@@ -313,6 +309,7 @@ export abstract class NodeReads {
     const file = (l: CiliumList) => `nodes/${this.name}/${stemOf(l)}.txt`;
     // one table holds both families: it is the IPv4 analysis's
     if (this.family === 'IPv6') return (this.ciliumMemo = undefined);
+    const { CiliumParseError, listedAgent, parseCilium, withBackendStates } = modeCode('cilium');
     // the listing being parsed: a parse error is its output's
     let reading: CiliumList = list;
     const parse = (l: CiliumList) => {

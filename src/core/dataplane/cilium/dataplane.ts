@@ -19,6 +19,14 @@ import { refusal } from './agent/refused.js';
 import { settingsStated } from './agent/provenance.js';
 import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './trees.js';
 
+// what the node analysis reads of the mode besides, loaded with it (../modes.ts)
+export { listedAgent } from './agent/listed.js';
+export { CiliumParseError } from './read/listing.js';
+export { parseCilium, withBackendStates } from './read/read.js';
+export { expectedCilium } from './expected/expected.js';
+export { expectedMaps } from './maps/expected.js';
+export { ciliumLineSet } from './drift.js';
+
 /** What the Cilium dataplane takes from the node: its agent, its name and labels, the Service
  * ports its frontends serve, the cluster's Pod IPs (a packet from one is a Pod's). */
 export interface CiliumRead {

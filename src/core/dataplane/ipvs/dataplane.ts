@@ -17,6 +17,12 @@ import { traceIpvsPacket } from './trace/trace.js';
 import { ipvsReadStop } from './trace/cut.js';
 import type { KubeProxyConfig } from '../../kube/objects.js';
 
+// what the node analysis reads of the mode besides, loaded with it (../modes.ts)
+export { listingAt, stateByAddress, virtualServerListed } from './read/by-address.js';
+export { parseIpsets } from './read/ipset.js';
+export { IpvsParseError, parseIpvs } from './read/listing.js';
+export { expectedIpvs } from './expected/expected.js';
+
 /** IPVS mode's state as the node listed it: virtual servers (of one family), kube-proxy's
  * ipsets and kube-ipvs0's addresses, each undefined where not read. */
 export interface IpvsRead {

@@ -1,6 +1,5 @@
 // nftables mode's Dataplane: kube-proxy's table (ip or ip6 kube-proxy) as the node listed it.
-import type { NftablesDataplane } from '../dataplane.js';
-import { nftablesEntryLines } from './traits.js';
+import type { NftablesDataplane, StateLine } from '../dataplane.js';
 import { nftablesLocalDrops } from './local-policy.js';
 import { NFTABLES_HAIRPIN, nftablesHairpin } from './hairpin.js';
 import { nftablesClusterIpLines } from './ping.js';
@@ -11,8 +10,13 @@ import { nftablesDrift, unreadFor } from './drift.js';
 import { unreadAt, type NftTable } from './read/listing.js';
 import { traceNftPacket } from './trace.js';
 import { nftReadStop } from './trace-cut.js';
-import { buildNftServiceTrees } from './trees.js';
-import type { ServiceTrees } from '../trees.js';
+import { buildNftServiceTrees, noEndpointElement } from './trees.js';
+import type { ServiceTree, ServiceTrees } from '../trees.js';
+
+// what the node analysis reads of the mode besides, loaded with it (../modes.ts)
+export { NftParseError } from './read/listing.js';
+export { parseNftAny } from './read/read-text.js';
+export { ruleText } from './render.js';
 
 export function nftablesDataplane(
   table: NftTable,
@@ -52,3 +56,13 @@ export function nftablesDataplane(
     notReadFor: (ports) => unreadFor(table, ports).map((u) => unreadAt(source, u)),
   };
 }
+
+/** A tree's map elements: how traffic enters it, and the element that rejects or drops a port
+ * without endpoints (the only place such a port is). */
+const nftablesEntryLines = (source: string, tree: ServiceTree): StateLine[] => [
+  ...tree.entries.map((e) => ({
+    text: `${source}: ${e.from} ${e.address ? `${e.address} . ` : ''}${e.protocol} . ${e.port} : goto ${e.chain}`,
+    source,
+  })),
+  ...tree.verdicts.map((v) => ({ text: `${source}: ${noEndpointElement(tree, v)}`, source })),
+];

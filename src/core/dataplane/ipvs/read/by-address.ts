@@ -99,10 +99,6 @@ export function virtualServerAt(
   return { service: one };
 }
 
-/** Whether the node recorded virtual servers read by address. */
-export const readByAddress = (outputs: NodeOutputs | undefined) =>
-  Object.keys(outputs ?? {}).some((stem) => stem.startsWith(IPVS_SERVICE_STEM));
-
 /** A node's read by address, by its stem, parsed once (the Analysis keeps each). */
 export type ListingOf = (stem: string) => IpvsTable | IpvsParseError;
 
