@@ -60,6 +60,37 @@ describe(
       assert.deepEqual(has(run, /walk one packet through a node's rules/), []);
     });
 
+    it("svc on an iptables cluster loads no other mode's dataplane: each is imported for a node in it", () => {
+      const text = readFileSync(join(DIST, 'cli.js'), 'utf8');
+      const svc = /import\("\.\/(chunks\/svc-[\w-]+\.js)"\)/.exec(text)![1]!;
+      const run = new Set([...staticGraph(join(DIST, 'cli.js')), ...staticGraph(join(DIST, svc))]);
+      const lazy = new Set(
+        chunks.flatMap((f) =>
+          [...readFileSync(f, 'utf8').matchAll(/import\("\.\/(dataplane-[\w-]+\.js)"\)/g)].map(
+            (m) => join(DIST, 'chunks', m[1]!),
+          ),
+        ),
+      );
+      // nftables', IPVS's and Cilium's (core/dataplane/modes.ts), each a chunk of its own
+      assert.equal(lazy.size, 3, [...lazy].join(', '));
+      assert.deepEqual(
+        [...lazy].filter((f) => run.has(f)),
+        [],
+      );
+      // each mode's packet walk, a string only its own code holds, is in none of svc's files
+      for (const walk of [
+        /other nftables tables on the node \(iptables-nft's, a CNI's\) are not/,
+        /the node's virtual servers and its addresses are walked/,
+        /its BPF maps were not read, so kdebug compared/,
+      ]) {
+        assert.ok(
+          chunks.some((f) => walk.test(readFileSync(f, 'utf8'))),
+          `${walk} in no chunk`,
+        );
+        assert.deepEqual(has(run, walk), [], `${walk} loads with svc`);
+      }
+    });
+
     it('neither the CLI nor the TUI loads client-node or ssh2 up front', () => {
       const loaded = new Set([...staticGraph(join(DIST, 'cli.js')), ...staticGraph(tuiChunk!)]);
       assert.deepEqual(has(loaded, MARKERS['client-node']!), []);
