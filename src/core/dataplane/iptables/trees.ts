@@ -284,7 +284,7 @@ class TreeBuilder extends TreeIndex {
       const tree = known ?? this.tree(undefined, said.name, said.protocol);
       if (!known) {
         tree.chains.svc = svc;
-        tree.partial = `it is not in the paste, only endpoint chains whose comments name its Service port: their shares, and whether it has others, are not known`;
+        tree.partial = `${svc} is not in the paste, only endpoint chains whose comments name its Service port: their shares, and whether it has others, are not known`;
       }
       const ep = this.seps.endpoint(nat, c, nat.line(nat.ruleIdOf(c, 0)));
       ep.shareUnknown = `${tree.chains.svc ?? svc} is not in the paste`;
