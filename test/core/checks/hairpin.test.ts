@@ -61,6 +61,8 @@ describe('hairpin on nodes whose kube-proxy reads the legacy Endpoints', () => {
     const said = found[0]!.evidence.map(evidenceText).join('\n');
     assert.match(said, /KUBE-SEP-FNO4E6JYD7EGUHTP -s 10\.244\.1\.7\/32 -j KUBE-MARK-MASQ/);
     assert.match(said, /KUBE-SEP-SMDVMBZNJPO5AA7R -s 10\.244\.0\.3\/32 -j KUBE-MARK-MASQ/);
+    // of each endpoint chain, the rule that jumps to the masquerade mark: not its DNAT
+    assert.doesNotMatch(said, /-j DNAT/);
   });
 
   it("says an endpoint not checked beside another's failure, in IPVS mode as in iptables mode: never left out", async () => {

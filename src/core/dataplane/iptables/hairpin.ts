@@ -13,14 +13,16 @@ export function iptablesHairpin(rs: Ruleset, source: string, q: HairpinQuery): H
   // the endpoint's chain in its own family's nat table (a dual-stack dump holds both)
   const nat = rs.table('nat', familyWord(q.ip));
   if (ep.hairpinMasquerade === null) return { kind: 'not-checked', why: unknownWhy(nat, ep.chain) };
-  const lines = chainLines(nat, source, ep.chain);
   if (ep.hairpinMasquerade)
-    return { kind: 'masqueraded', lines: lines.filter((l) => l.text.includes('KUBE-MARK-MASQ')) };
+    return {
+      kind: 'masqueraded',
+      lines: chainLines(nat, source, ep.chain, (id) => nat?.target(id) === 'KUBE-MARK-MASQ'),
+    };
   return {
     kind: 'missing',
     title: `${ep.chain} on ${q.node} has no masquerade rule`,
     explanation: `When ${q.podName ?? 'the Pod'} (${q.ip}) connects to the Service and is balanced to itself, the DNAT makes source and destination both ${q.ip}. kube-proxy writes "-s ${q.ip}/32 -j KUBE-MARK-MASQ" first in the endpoint's KUBE-SEP chain so the packet is masqueraded to the node's address; ${ep.chain} on ${q.node} lacks it, so the reply goes back inside the Pod from its own address and the connection hangs. The other Pods are not affected. kube-proxy rewrites every rule when it restarts: delete its Pod on ${q.node}. ${BRIDGE_NOTE}`,
-    lines,
+    lines: chainLines(nat, source, ep.chain),
     next: 'restart-kube-proxy',
     causes: [
       'masquerade-missing',
@@ -42,12 +44,17 @@ function unknownWhy(nat: Table | undefined, chain: string): string {
 
 const familyWord = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');
 
-/** Every rule of a nat chain, as evidence names a line: "FILE:LINE: TEXT". */
-function chainLines(t: Table | undefined, source: string, chain: string): StateLine[] {
+/** The rules of a nat chain (those `keep` keeps), as evidence names a line: "FILE:LINE: TEXT". */
+function chainLines(
+  t: Table | undefined,
+  source: string,
+  chain: string,
+  keep: (id: number) => boolean = () => true,
+): StateLine[] {
   const c = t?.chain(chain);
   if (!t || !c) return [];
   const file = t.file ?? source;
-  return c.ruleIds.map((id) => ({
+  return c.ruleIds.filter(keep).map((id) => ({
     text: `${file}:${t.line(id)}: ${t.text(id)}`,
     source: file,
     line: t.line(id),
