@@ -7,6 +7,7 @@ import { ignoredRangesOf, rangesRead } from '../../dataplane/cilium/expected/sou
 import { sourceRangeCheckOf } from '../../dataplane/cilium/agent/comparable.js';
 import { settingsStated, type SettingStated } from '../../dataplane/cilium/agent/provenance.js';
 import type { Service } from '../../kube/objects.js';
+import { familyOf, type IPFamily } from '../../ipv6.js';
 import type { Evidence, Finding } from '../../model.js';
 import { findingOf } from '../check.js';
 import type { CheckContext } from '../context.js';
@@ -112,4 +113,15 @@ export function ciliumNodesStated(ctx: CheckContext): CiliumNodeStated[] {
       },
     ];
   });
+}
+
+/** The families of the Service's ClusterIPs the node's agent is expected to serve: its one
+ * table holds both, and a match of it says nothing of a family the agent does not run. */
+export function ciliumFamiliesServed(ctx: CheckContext, n: NodeAnalysis, svc: Service): IPFamily[] {
+  const name = `${svc.namespace}/${svc.name}`;
+  const ips = new Set(svc.clusterIPs);
+  const served = (n.ciliumExpected(ctx.scope) ?? [])
+    .filter((f) => f.service === name && ips.has(f.ip))
+    .map((f) => familyOf(f.ip));
+  return (['IPv4', 'IPv6'] as const).filter((family) => served.includes(family));
 }

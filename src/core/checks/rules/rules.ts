@@ -299,13 +299,7 @@ export const rulesCheck: Check<'rules'> = {
         })
       : [];
     const ipv6 = ipv6Rules(ctx, svc, iptablesNodes);
-    // what later steps may rule out: recorded once the step's findings are all made
-    ctx.rulesMatched.push(
-      ...matched,
-      ...ipv6.matched,
-      ...ipv6Tables.flatMap((i) => i.matched ?? []),
-    );
-    return [
+    const findings = [
       ...out,
       ...ipv6.findings,
       ...byCondition(ipv6Tables, nodes.length > 1),
@@ -313,6 +307,13 @@ export const rulesCheck: Check<'rules'> = {
       ...notChosen(ctx),
       ...readWhole(ctx),
     ];
+    // what later steps may rule out: recorded once the step's findings are all made
+    ctx.rulesMatched.push(
+      ...matched,
+      ...ipv6.matched,
+      ...ipv6Tables.flatMap((i) => i.matched ?? []),
+    );
+    return findings;
   },
 };
 

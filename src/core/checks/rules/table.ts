@@ -21,7 +21,12 @@ import { modeTraits, type StateTraits } from '../../dataplane/mode-traits.js';
 import { listingArgv } from '../../nodes/commands.js';
 import type { CheckContext } from '../context.js';
 import type { OnNode } from './nodes.js';
-import { ciliumIgnoredRanges, ciliumReadInPart, ciliumRefused } from './cilium.js';
+import {
+  ciliumFamiliesServed,
+  ciliumIgnoredRanges,
+  ciliumReadInPart,
+  ciliumRefused,
+} from './cilium.js';
 import { notStarted } from '../../dataplane/cilium/agent/refused.js';
 import { byAddress } from './read-for-service.js';
 import { matchedOn } from './compared.js';
@@ -209,8 +214,7 @@ export function tableNode(
     evidence: [...evidence, ...blind],
     node,
   });
-  // Cilium's one table holds both families' frontends
-  const families: IPFamily[] = m.perFamily ? [family] : ['IPv4', 'IPv6'];
+  const families: IPFamily[] = m.perFamily ? [family] : ciliumFamiliesServed(ctx, n, svc);
   return drifted.concat(
     { ...on([match])[0]!, matched: matchedOn(svc, [node], families, match) },
     on(partly),
