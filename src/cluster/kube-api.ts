@@ -85,7 +85,8 @@ export class KubeApi extends KubeConnection {
     }
   }
 
-  /** Every item of a list, page by page (limit/continue), with kind and apiVersion filled in. */
+  /** Every item of a list, page by page (limit/continue), with kind and apiVersion filled in;
+   * `cut` keeps of each what is read, as it is parsed. */
   async list(
     path: string,
     o: {
@@ -112,6 +113,9 @@ export class KubeApi extends KubeConnection {
             continue: cont,
           },
           maxBytes: room,
+          // each item kept as far as it is read while the page is parsed: one page of 1,000
+          // Pods parsed whole holds ten times its text
+          eachItem: (item, page) => listItem(item as KubeObject, page as ListPage, o.cut),
         });
       } catch (e) {
         // the continue token expired (410): start again in one page, as client-go's pager does
@@ -124,28 +128,18 @@ export class KubeApi extends KubeConnection {
         continue;
       }
       room -= answer.size;
-      const page = answer.body as {
-        apiVersion?: string;
-        kind?: string;
-        metadata?: { resourceVersion?: string; continue?: string };
-        items?: KubeObject[];
-      };
-      // every list a Kubernetes API server answers is a *List with items: anything else is no list
-      if (!page.kind?.endsWith('List') || !(Array.isArray(page.items) || page.items === null))
+      const page = answer.body as ListPage;
+      // every list a Kubernetes API server answers is a *List of objects: anything else is no list
+      if (
+        !page.kind?.endsWith('List') ||
+        !(Array.isArray(page.items) || page.items === null) ||
+        page.items?.some((x) => x === null || typeof x !== 'object')
+      )
         throw notKubernetes(
           this.apiServer,
           `GET ${path} answered ${page.kind ? `a ${page.kind}` : 'JSON that is no Kubernetes list'}`,
         );
-      const kind = page.kind.slice(0, -4);
-      for (const item of page.items ?? []) {
-        // which client wrote which field: nothing kdebug reads, and a third of a Pod's bytes
-        delete (item.metadata as { managedFields?: unknown } | undefined)?.managedFields;
-        // the images a Node holds (each one's names and size): nothing kdebug reads, and most of
-        // a busy Node's bytes; thousands of Nodes are read whole for --all-nodes
-        if (kind === 'Node') delete (item['status'] as { images?: unknown } | undefined)?.images;
-        const typed = { apiVersion: page.apiVersion, kind, ...item };
-        items.push(o.cut ? o.cut(typed) : typed);
-      }
+      for (const item of page.items ?? []) items.push(item);
       resourceVersion ||= page.metadata?.resourceVersion ?? '';
       cont = page.metadata?.continue || undefined;
       if (!cont) return { items, resourceVersion };
@@ -374,3 +368,26 @@ export class KubeApi extends KubeConnection {
 
 /** How much of a command's stderr is kept: only its first line is told. */
 const STDERR_KEPT = 64 * 1024;
+
+/** A page of a list, as the API answers it. */
+interface ListPage {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { resourceVersion?: string; continue?: string };
+  items?: KubeObject[];
+}
+
+/** One item of a list as kdebug keeps it: its kind and apiVersion from the page, without what
+ * kdebug never reads, cut to what it reads where `cut` says. */
+function listItem(item: KubeObject, page: ListPage, cut?: (o: KubeObject) => KubeObject): unknown {
+  // not an object: the page is no list, and list() says so
+  if (item === null || typeof item !== 'object' || typeof page.kind !== 'string') return item;
+  const kind = page.kind.slice(0, -4);
+  // which client wrote which field: nothing kdebug reads, and a third of a Pod's bytes
+  delete (item.metadata as { managedFields?: unknown } | undefined)?.managedFields;
+  // the images a Node holds (each one's names and size): nothing kdebug reads, and most of a
+  // busy Node's bytes; thousands of Nodes are read whole for --all-nodes
+  if (kind === 'Node') delete (item['status'] as { images?: unknown } | undefined)?.images;
+  const typed = { apiVersion: page.apiVersion, kind, ...item };
+  return cut ? cut(typed) : typed;
+}

@@ -25,6 +25,7 @@ import {
   type RequestInfo,
 } from './errors.js';
 import { shareTlsContext, trackPlugins } from './client-node-hooks.js';
+import { parseList } from './list-json.js';
 
 export interface KubeApiOptions extends KubeconfigOptions {
   /** Deadline for each request, credentials and connection included. Default 15 s. */
@@ -45,6 +46,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** The most this answer may hold (a list's pages share one budget); default maxBodyBytes. */
   maxBytes?: number;
+  /** A list's items, each mapped as it is parsed (parseList): no page's whole tree is held. */
+  eachItem?: (item: unknown, page: unknown) => unknown;
 }
 
 type ClientNode = typeof ClientNodeModule;
@@ -260,9 +263,14 @@ export class KubeConnection {
       try {
         const size = Buffer.byteLength(text);
         this.bytesRead += size;
-        return { body: JSON.parse(text) as unknown, size };
+        return {
+          body: o.eachItem ? parseList(text, o.eachItem) : (JSON.parse(text) as unknown),
+          size,
+        };
       } catch (e) {
-        throw unreadable(`invalid JSON: ${(e as Error).message}`);
+        // a list item's mapping that fails is no JSON's fault
+        if (!(e instanceof SyntaxError)) throw e;
+        throw unreadable(`invalid JSON: ${e.message}`);
       }
     } catch (e) {
       if (this.closing.signal.aborted) throw this.closedError();
