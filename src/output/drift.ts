@@ -201,6 +201,8 @@ export function driftDoc(
       ...(n.releaseDisagrees !== undefined ? { releaseDisagrees: n.releaseDisagrees } : {}),
       tables: n.tables ?? ['nat', 'filter'],
       drift: n.drifted,
+      // what of the node was not compared, as the exit code 2 and the text's notes say it
+      ...(n.readInPart?.length ? { readInPart: n.readInPart } : {}),
       counts: counts(n.findings),
       // a Cilium node: what of its agent was read, and its settings with where each was read
       ...(n.cilium

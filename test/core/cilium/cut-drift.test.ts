@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { driftAnswer, driftExit } from '../../../src/core/dataplane/drift.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
-import { driftText } from '../../../src/output/drift.js';
+import { driftDoc, driftText } from '../../../src/output/drift.js';
+import { assertMatchesSchema } from '../../support/schema.js';
 import { ciliumCluster, facts, run } from '../checks/builders.js';
 
 const HEADER =
@@ -47,6 +48,17 @@ describe('Cilium drift of a db/show frontends table cut mid-row', () => {
       'failed',
     );
     assert.equal(driftExit(driftAnswer('test', [{ ...d, drifted: true }])), 'problem');
+  });
+  // before: the JSON said nothing of it (notes aside), and its schema forbade saying it
+  it('-o json says which listing the node was read in part from, valid against drift.v1', () => {
+    const doc = driftDoc(driftAnswer('test', [d]));
+    assertMatchesSchema(doc, 'drift -o json of a node read in part');
+    assert.deepEqual(doc.nodes[0]!.readInPart, ['nodes/node-b/cilium-frontends.txt']);
+    // a node read whole carries none
+    const whole = { ...d, readInPart: undefined };
+    const doc2 = driftDoc(driftAnswer('test', [whole]));
+    assertMatchesSchema(doc2, 'drift -o json of a node read whole');
+    assert.equal('readInPart' in doc2.nodes[0]!, false);
   });
 });
 
