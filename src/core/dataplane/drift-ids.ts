@@ -46,6 +46,7 @@ export type DriftId =
   | 'cilium-algorithm-differs'
   | 'cilium-reverse-nat-differs'
   | 'cilium-config-refused'
+  | 'cilium-agent-pod-absent'
   | 'cilium-source-range-ignored';
 
 export const SEVERITY: Record<DriftId, Severity> = {
@@ -91,6 +92,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-algorithm-differs': 'warning',
   'cilium-reverse-nat-differs': 'error',
   'cilium-config-refused': 'info',
+  'cilium-agent-pod-absent': 'info',
   'cilium-source-range-ignored': 'info',
 };
 
@@ -140,5 +142,6 @@ export const NOT_FORWARDED: Record<DriftId, boolean> = {
   'cilium-algorithm-differs': false,
   'cilium-reverse-nat-differs': true,
   'cilium-config-refused': false,
+  'cilium-agent-pod-absent': false,
   'cilium-source-range-ignored': false,
 };

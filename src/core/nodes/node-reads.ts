@@ -305,7 +305,9 @@ export abstract class NodeReads {
     const stemOf = (list: CiliumList) => commandStem(command(list));
     const has = (list: CiliumList) => stemOf(list) in outputs;
     const list = (['frontends', 'service-list', 'bpf-lb-list'] as const).find(has);
-    if (!list || !state.cilium) return (this.ciliumMemo = undefined);
+    // an agent with no Pod in the API is compared on what it listed when it was recorded
+    const agent = state.cilium ?? state.agentMissing?.agent;
+    if (!list || !agent) return (this.ciliumMemo = undefined);
     const file = (l: CiliumList) => `nodes/${this.name}/${stemOf(l)}.txt`;
     // one table holds both families: it is the IPv4 analysis's
     if (this.family === 'IPv6') return (this.ciliumMemo = undefined);
@@ -328,8 +330,8 @@ export abstract class NodeReads {
         read: {
           table,
           ...(bpf ? { maps: bpf } : {}),
-          agent: listedAgent(state.cilium, [table, bpf], this.analysis.view.services),
-          node: this.ciliumNode(state.cilium),
+          agent: listedAgent(agent, [table, bpf], this.analysis.view.services),
+          node: this.ciliumNode(agent),
         },
       });
     } catch (e) {

@@ -23,7 +23,9 @@ import {
   ciliumConfig,
   isCiliumAgentPod,
   knows,
+  recordedAgentOn,
   replaces,
+  type AgentPod,
   type CiliumAgent,
 } from '../dataplane/cilium/agent/agent.js';
 import { SETTING_NOT_KNOWN } from '../dataplane/cilium/agent/refused.js';
@@ -52,11 +54,12 @@ export interface NodeState {
   /** k3s and RKE2 run kube-proxy inside their own process, with no kube-proxy Pod. */
   embeddedIn?: 'k3s' | 'rke2';
   /** The Cilium agent on the node, where one runs: mode `cilium` when it replaces kube-proxy. */
-  cilium?: CiliumAgent;
+  cilium?: AgentPod;
   /** A node of a Cilium cluster with neither a Cilium agent Pod nor a kube-proxy Pod in the API:
-   * `ran` where its recorded agent status shows Cilium replacing kube-proxy there anyway. Its
-   * mode is `cilium` (no kube-proxy rules are expected of it), its agent unknown. */
-  agentMissing?: { ran: boolean };
+   * `ran` where its recorded agent status shows Cilium replacing kube-proxy there anyway, and
+   * then `agent`, that agent as its recorded status says it (no Pod), whose recorded listings
+   * are compared. Its mode is `cilium` (no kube-proxy rules are expected of it). */
+  agentMissing?: { ran: boolean; agent?: CiliumAgent };
   /** kube-proxy's release on this node, when anything recorded says it. */
   version?: Decided<Version, 'metrics' | 'image' | 'nodeInfo' | 'embedded'>;
 }
@@ -107,18 +110,29 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
     windows,
     ...(embeddedIn ? { embeddedIn } : {}),
     mode: replaces ? ciliumMode(node, cilium) : (missing?.mode ?? proxy()),
-    ...(missing ? { agentMissing: { ran: missing.ran } } : {}),
+    ...(missing ? { agentMissing: missingAgent(node, view, missing.ran, outputs) } : {}),
     config,
     ...(cilium ? { cilium } : {}),
     ...(version ? { version } : {}),
   };
 }
 
+/** A node's missing agent, and where its recorded status shows it ran, that agent as recorded. */
+function missingAgent(
+  node: string,
+  view: ClusterView,
+  ran: boolean,
+  outputs: Record<string, string>,
+): NonNullable<NodeState['agentMissing']> {
+  const agent = ran ? recordedAgentOn(view, node, outputs[CILIUM_STEMS.status]) : undefined;
+  return { ran, ...(agent ? { agent } : {}) };
+}
+
 /** Cilium replaces kube-proxy here: as its agent's status said (observed), or its ConfigMap's key
  * (read), each as that setting's own source says; where the agent refuses that ConfigMap, its
  * agent and no kube-proxy Pod are what is read, and whether it replaces kube-proxy is said not
  * known. */
-function ciliumMode(node: string, agent: CiliumAgent): NodeState['mode'] {
+function ciliumMode(node: string, agent: AgentPod): NodeState['mode'] {
   const known = knows(agent.settings, 'kubeProxyReplacement');
   const kpr = agent.sources.kubeProxyReplacement;
   const source = known ? sourceText(agent, kpr) : `ConfigMap ${agent.configMap}`;

@@ -45,6 +45,28 @@ export function ciliumRefused(
   );
 }
 
+/** The node's agent has no Pod in the API, and its listings recorded there were compared: said
+ * beside what they show (a note), as drift says it. */
+export function ciliumPodAbsent(ctx: CheckContext, n: NodeAnalysis): Finding[] {
+  const node = n.name;
+  const agent = ctx.analysis.state(node).agentMissing?.agent;
+  const read = n.stateRead();
+  if (n.mode() !== 'cilium' || !agent || !read || read.failure) return [];
+  return [
+    finding(
+      'cilium-agent-pod-absent',
+      'pass',
+      `no Cilium agent Pod on ${node} in the API: its recorded listings compared`,
+      {
+        explanation: `The API holds no Cilium agent Pod on ${node}, yet its agent's status and listings were recorded there (${read.source}): they are compared as the agent held them when recorded. Whether an agent still runs there now, and keeps them current, is not known from the API (the kube-proxy step says so).`,
+        evidence: [ctx.analysis.state(node).mode.evidence],
+        node,
+        info: true,
+      },
+    ),
+  ];
+}
+
 /** The Service's loadBalancerSourceRanges the node's agent ignores, where it replaces kube-proxy,
  * each Service's said once: a note, a warn where every client is let in despite the spec. */
 export function ciliumIgnoredRanges(ctx: CheckContext, n: NodeAnalysis, svc: Service): Finding[] {

@@ -24,6 +24,7 @@ import type { OnNode } from './nodes.js';
 import {
   ciliumFamiliesServed,
   ciliumIgnoredRanges,
+  ciliumPodAbsent,
   ciliumReadInPart,
   ciliumRefused,
 } from './cilium.js';
@@ -72,13 +73,13 @@ export function tableNode(
   const refused = ciliumRefused(ctx, n, read !== undefined && !read.failure);
   const beside = refused ? [refused] : [];
   const agent = ctx.analysis.state(node).cilium;
-  // no agent Pod in the API: its listings, where recorded, are not compared (nothing gives the
-  // settings its table is modelled with), not "not in the facts"
+  // no agent Pod in the API and no listing of it recorded: not "not in the facts" (where recorded,
+  // they are compared, and ciliumPodAbsent says so beside)
   const missing = ctx.analysis.state(node).agentMissing;
   if (!read && missing)
     return on([
       finding(m.notObserved, 'skip', `${m.word} mode, ${m.what(family)} not read`, {
-        explanation: `${m.who(node)}, but the API holds no Cilium agent Pod there (the kube-proxy step says so): kdebug models an agent's table from its Pod and configuration, so ${missing.ran ? `the listings recorded on ${node} are not compared, and ` : ''}${svc.namespace}/${svc.name} is not checked there.`,
+        explanation: `${m.who(node)}, but the API holds no Cilium agent Pod there (the kube-proxy step says so) and no listing of its agent was recorded there, so ${svc.namespace}/${svc.name} is not checked there.`,
         evidence: [
           unseen(
             `${node}: ${m.what(family)} not read (no Cilium agent Pod on ${node} in the API)`,
@@ -166,7 +167,7 @@ export function tableNode(
     );
   }
   // what the agent makes of the Service that no comparison shows: ranges it ignores
-  const ignored = ciliumIgnoredRanges(ctx, n, svc);
+  const ignored = [...ciliumIgnoredRanges(ctx, n, svc), ...ciliumPodAbsent(ctx, n)];
   const drifted = on(out, false).concat(on([...beside, ...ignored]));
   const uncompared = dataplane?.notCompared(drift);
   // a part without which whether the node forwards the Service is not known: no match said

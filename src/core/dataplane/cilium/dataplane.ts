@@ -113,11 +113,16 @@ export function ciliumDataplane(
         services: view.services.map((s) => `${s.namespace}/${s.name}`),
         listed,
         scoped: scope !== undefined,
-        agent: {
-          namespace: agent.pod.namespace,
-          pod: agent.pod.name,
-          container: agent.container,
-        },
+        // no Pod of it in the API: the DaemonSet's log
+        ...(agent.pod
+          ? {
+              agent: {
+                namespace: agent.pod.namespace,
+                pod: agent.pod.name,
+                container: agent.container,
+              },
+            }
+          : { podAbsent: true }),
         ...healthServers(view, agent, scope),
         ...(refused ? { refused } : {}),
       });

@@ -62,6 +62,8 @@ export interface CiliumDriftInput {
   scoped: boolean;
   /** The agent's Pod and container, for the next command (its log). */
   agent?: { namespace: string; pod: string; container?: string };
+  /** The API holds no Pod of the agent: its listings are compared as recorded, and that said. */
+  podAbsent?: boolean;
   /** Why the health server's frontends are not compared (healthServerUnknown), and the Services
    * in scope that have a health check node port; undefined where they are compared. */
   healthServers?: { why: string; services: string[] };
@@ -164,6 +166,15 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
         message: input.refused.why,
         evidence: input.refused.evidence,
         ...(input.refused.next ? { next: input.refused.next } : {}),
+      }),
+    );
+  if (input.podAbsent)
+    notes.push(
+      infoNote(input, 'cilium-agent-pod-absent', {
+        title: `no Cilium agent Pod on ${node} in the API: its recorded listings compared`,
+        message: `The API holds no Cilium agent Pod on ${node}, yet its agent's status and listings were recorded there: they are compared as the agent held them when recorded. Whether an agent still runs there now, and keeps them current, is not known from the API.`,
+        actual: [`${table.source}: recorded on ${node}`],
+        next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=cilium', '-o', 'wide'),
       }),
     );
   // the agent's source-range check, on by default (as maps/expected.ts takes it), or not known

@@ -8,7 +8,13 @@
 import type { ClusterView } from '../../kube/objects.js';
 import { cidrHolds } from '../../ipv6.js';
 import type { TracePacket } from '../trace/trace.js';
-import { ciliumAgentOn, ciliumAgentPodOn, ciliumConfig, type CiliumAgent } from './agent/agent.js';
+import {
+  agentName,
+  ciliumAgentOn,
+  ciliumAgentPodOn,
+  ciliumConfig,
+  type CiliumAgent,
+} from './agent/agent.js';
 import { readSourcesText, wasRead } from './agent/provenance.js';
 
 /** A Pod range and where it was read. */
@@ -115,7 +121,7 @@ export function sendersOf(
       ...(agent.podCIDRs ?? []).map((cidr) => ({
         cidr,
         node,
-        source: `the IPAM line of agent ${agent.pod.namespace}/${agent.pod.name}'s status`,
+        source: `the IPAM line of ${agentName(agent)}'s status`,
       })),
       ...(own?.podCIDRs ?? []).map((cidr) => ({ cidr, node, source: 'Node spec.podCIDRs' })),
       ...view.nodes
@@ -154,7 +160,7 @@ function peerLookup(
     return {
       node: n.name,
       agent: {
-        pod: `${agent.pod.namespace}/${agent.pod.name}`,
+        pod: agent.pod ? `${agent.pod.namespace}/${agent.pod.name}` : agentName(agent),
         ...value('socketLB'),
         ...value('kubeProxyReplacement'),
         source: readSourcesText(agent, shown) ?? 'bpf-lb-sock and kube-proxy-replacement not read',

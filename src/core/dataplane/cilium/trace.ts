@@ -55,7 +55,7 @@ export interface CiliumTraceOptions extends TraceSenders {
   notKnown?: readonly ConfigOnlySetting[];
   /** Where each setting was read (agent/provenance.ts): one not read, its default taken, is said
    * an assumption of the walk that rests on it. */
-  sources?: { agent: Pick<CiliumAgent, 'pod' | 'configMap'>; of: SettingSources };
+  sources?: { agent: Pick<CiliumAgent, 'pod' | 'node' | 'configMap'>; of: SettingSources };
 }
 
 /** Each of `keys` the walk rests on that was not read (known, not refused: Cilium's default is

@@ -122,7 +122,11 @@ export const knows = (o: { notKnown?: readonly ConfigOnlySetting[] }, s: ConfigO
   !o.notKnown?.includes(s);
 
 export interface CiliumAgent {
-  pod: Pod;
+  /** Its Pod; absent where the API holds none and the agent is known only from its status
+   * recorded on the node (recordedAgentOn). */
+  pod?: Pod;
+  /** The node it runs on. */
+  node: string;
   container: string;
   /** Replaces kube-proxy on the node: kube-proxy-replacement on and no kube-proxy there. */
   replacesKubeProxy: boolean;
@@ -151,6 +155,18 @@ export interface CiliumAgent {
    * anyway ran on an earlier configuration. */
   refused?: string;
 }
+
+/** An agent whose Pod the API holds: the one a node's state carries. */
+export type AgentPod = CiliumAgent & { pod: Pod };
+
+export const hasPod = (a: CiliumAgent): a is AgentPod => a.pod !== undefined;
+
+/** The agent as outputs name it: "agent kube-system/cilium-x", or, its Pod absent from the API,
+ * "the agent recorded on node-b (no Pod of it in the API)". */
+export const agentName = (a: Pick<CiliumAgent, 'pod' | 'node'>) =>
+  a.pod
+    ? `agent ${a.pod.namespace}/${a.pod.name}`
+    : `the agent recorded on ${a.node} (no Pod of it in the API)`;
 
 /** The namespace Cilium's agents run in, the only one kdebug reads them (and cilium-config)
  * from: Helm's and the cilium CLI's default, GKE's anetd's. */
@@ -206,8 +222,28 @@ export function ciliumAgentOn(
   view: ClusterView,
   pod: Pod | undefined,
   status: string | undefined,
-): CiliumAgent | undefined {
+): AgentPod | undefined {
   if (!pod) return undefined;
+  return { ...agentOn(view, pod.nodeName ?? '', pod, status), pod };
+}
+
+/** The agent on `node` known only from the `status` recorded there, where the API holds no Pod
+ * of it: its settings as that status and cilium-config say them, no readiness, no refusal (its
+ * status answered, so it started). Undefined without a status. */
+export function recordedAgentOn(
+  view: ClusterView,
+  node: string,
+  status: string | undefined,
+): CiliumAgent | undefined {
+  return status === undefined ? undefined : agentOn(view, node, undefined, status);
+}
+
+function agentOn(
+  view: ClusterView,
+  node: string,
+  pod: Pod | undefined,
+  status: string | undefined,
+): CiliumAgent {
   const configMap = ciliumConfig(view);
   const config = configMap?.data;
   const said = status ? fromStatus(status) : undefined;
@@ -215,14 +251,14 @@ export function ciliumAgentOn(
   const c = (k: string) => config?.[k]?.trim();
   const kpr =
     said?.kubeProxyReplacement ?? (config ? replaces(c('kube-proxy-replacement')) : false);
-  const version = said?.version ?? ciliumImageVersion(pod);
+  const version = said?.version ?? (pod ? ciliumImageVersion(pod) : undefined);
   const release = parseVersion(version);
   const byRelease = releaseBehaviour(release);
   const container =
-    pod.containers.find((x) => x.name === 'cilium-agent')?.name ??
-    pod.containers[0]?.name ??
+    pod?.containers.find((x) => x.name === 'cilium-agent')?.name ??
+    pod?.containers[0]?.name ??
     'cilium-agent';
-  const readiness = readinessOf(pod, container);
+  const readiness = pod ? readinessOf(pod, container) : undefined;
   // an agent whose status answered, or whose container is ready, started: on another
   // configuration than this one, perhaps, so nothing is said refused; nor where its release is
   // unknown (the releases differ on it)
@@ -311,9 +347,10 @@ export function ciliumAgentOn(
     notKnown: settings.notKnown,
   });
   // refused, the devices cilium-config names are not the ones the agent runs with
-  const nodePorts = nodePortsOf(view, pod, status, refused ? undefined : configMap);
+  const nodePorts = nodePortsOf(view, { node, pod }, status, refused ? undefined : configMap);
   return {
-    pod,
+    ...(pod ? { pod } : {}),
+    node,
     container,
     replacesKubeProxy: kpr,
     settings,
@@ -353,14 +390,14 @@ function readinessOf(pod: Pod, container: string): CiliumAgent['readiness'] {
  * listed or picks them; else the devices cilium-config names (read), their addresses unknown. */
 function nodePortsOf(
   view: ClusterView,
-  pod: Pod,
+  { node, pod }: { node: string; pod: Pod | undefined },
   status: string | undefined,
   configMap: { namespace: string; data: Record<string, string> } | undefined,
 ): CiliumNodePorts | undefined {
   const cidrs = nodePortCIDRs(configMap?.data);
   const listed = status ? statusDevices(status) : undefined;
   if (listed) {
-    const nodeIPs = view.nodes.find((n) => n.name === pod.nodeName)?.ips ?? [];
+    const nodeIPs = view.nodes.find((n) => n.name === node)?.ips ?? [];
     // the oldest status format names the devices only
     const addressed = listed.some((d) => d.addresses.length > 0);
     return {
@@ -368,7 +405,7 @@ function nodePortsOf(
       ...(addressed ? { addresses: pickNodePortAddresses(listed, { cidrs, nodeIPs }) } : {}),
       cidrs,
       from: 'status',
-      source: `the status of agent ${pod.namespace}/${pod.name}`,
+      source: `the status of ${agentName({ node, ...(pod ? { pod } : {}) })}`,
     };
   }
   const devices = configMap ? configDevices(configMap.data) : [];

@@ -3,7 +3,7 @@
 // nowhere (Cilium's default taken, not known to be what the agent runs with). An output that
 // states a setting names its own source, never the agent's status for a line the status lacks.
 import type { Version } from '../../../version.js';
-import type { CiliumAgent, CiliumSettings } from './agent.js';
+import { agentName, type CiliumAgent, type CiliumSettings } from './agent.js';
 import { lbSettingRead } from './lb-config.js';
 import { parseNodePortRange } from './node-port-range.js';
 import { SETTING_NOT_KNOWN } from './refused.js';
@@ -74,10 +74,13 @@ export const SETTING_NAMES = Object.fromEntries(
 /** Where `s` was read, in words: 'the "Socket LB" line of agent kube-system/cilium-x's status',
  * "ConfigMap kube-system/cilium-config bpf-lb-sock", "Cilium 1.19 keeps it on", "not read
  * (Cilium's default: off)". */
-export function sourceText(agent: Pick<CiliumAgent, 'pod' | 'configMap'>, s: SettingSource) {
+export function sourceText(
+  agent: Pick<CiliumAgent, 'pod' | 'node' | 'configMap'>,
+  s: SettingSource,
+) {
   switch (s.from) {
     case 'status':
-      return `the "${s.field}" line of agent ${agent.pod.namespace}/${agent.pod.name}'s status`;
+      return `the "${s.field}" line of ${agentName(agent)}'s status`;
     case 'cilium-config':
       return `ConfigMap ${agent.configMap ?? 'cilium-config'} ${s.key}`;
     case 'release':
@@ -119,7 +122,9 @@ export const wasRead = (s: SettingSource) => s.from === 'status' || s.from === '
  * read last with the default each is assumed at: the header of `kdebug expect` ("bpf-lb-sock,
  * bpf-lb-mode from the status of agent ...; ...; not read, so assumed: bpf-lb-external-clusterip
  * (Cilium's default: off), ..."). */
-export function settingsSaid(agent: Pick<CiliumAgent, 'pod' | 'configMap' | 'sources'>): string {
+export function settingsSaid(
+  agent: Pick<CiliumAgent, 'pod' | 'node' | 'configMap' | 'sources'>,
+): string {
   const bySource = new Map<string, string[]>();
   const assumed: string[] = [];
   for (const s of SOURCED_SETTINGS) {
@@ -131,7 +136,7 @@ export function settingsSaid(agent: Pick<CiliumAgent, 'pod' | 'configMap' | 'sou
     // a status line or a key is said with the setting itself, the release with its reason
     const where =
       src.from === 'status'
-        ? `from the status of agent ${agent.pod.namespace}/${agent.pod.name}`
+        ? `from the status of ${agentName(agent)}`
         : src.from === 'cilium-config'
           ? `from ConfigMap ${agent.configMap ?? 'cilium-config'}`
           : `: ${src.why}`;

@@ -5,7 +5,7 @@
 import { read, unseen } from '../../../findings/evidence.js';
 import type { Evidence } from '../../../model.js';
 import { kubectl, valid, type NextCommand } from '../../../findings/next-command.js';
-import type { CiliumAgent } from './agent.js';
+import { hasPod, type AgentPod, type CiliumAgent } from './agent.js';
 
 /** Why a setting only cilium-config gives (agent.ts notKnown) is not known. */
 export const SETTING_NOT_KNOWN =
@@ -23,7 +23,8 @@ export const startKnown = (agent: CiliumAgent, listed: boolean) =>
 /** Why `agent` is said refused, worded for a node where its listing was `listed` (read without
  * failure) or not; undefined where its release takes cilium-config as read (or it started). */
 export function refusedText(agent: CiliumAgent, listed: boolean): string | undefined {
-  if (!agent.refused) return undefined;
+  // an agent known from its recorded status alone answered it: it started, so none is refused
+  if (!agent.refused || !agent.pod) return undefined;
   const who = `Cilium's agent ${agent.pod.namespace}/${agent.pod.name}`;
   if (listed)
     return `${who} ${agent.readiness !== undefined ? 'is not ready and' : '(its readiness not read)'} would not start again with cilium-config as read; the listing read shows it ran (on an earlier configuration), so that listing is read as usual: ${agent.refused}`;
@@ -43,14 +44,14 @@ export interface Refusal {
 /** `agent`'s refusal (refusedText), where its release refuses cilium-config as read. */
 export function refusal(agent: CiliumAgent, listed: boolean): Refusal | undefined {
   const why = refusedText(agent, listed);
-  if (!why) return undefined;
+  if (!why || !hasPod(agent)) return undefined;
   const next = previousLog(agent);
   return { why, evidence: refusedEvidence(agent), ...(next ? { next } : {}) };
 }
 
 /** What the refusal rests on: the agent's readiness as read (or that it was not), and
  * cilium-config as its release reads it. */
-function refusedEvidence(agent: CiliumAgent): Evidence[] {
+function refusedEvidence(agent: AgentPod): Evidence[] {
   const pod = `Pod ${agent.pod.namespace}/${agent.pod.name}`;
   return [
     agent.readiness
@@ -67,7 +68,7 @@ function refusedEvidence(agent: CiliumAgent): Evidence[] {
 }
 
 /** The log of the agent's last start, which says why it stopped (none where a name is hostile). */
-const previousLog = (agent: CiliumAgent): NextCommand | undefined =>
+const previousLog = (agent: AgentPod): NextCommand | undefined =>
   kubectl(
     agent.pod.namespace,
     'logs',

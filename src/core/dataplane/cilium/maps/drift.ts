@@ -40,7 +40,10 @@ export interface MapExpectations {
   known: KnownMapFlags;
   /** Where the agent's settings were read (agent/provenance.ts): a finding says the source of
    * each setting it rests on, and one resting on a default taken is a note, not drift. */
-  sources?: { agent: Pick<CiliumAgent, 'pod' | 'configMap' | 'release'>; of: SettingSources };
+  sources?: {
+    agent: Pick<CiliumAgent, 'pod' | 'node' | 'configMap' | 'release'>;
+    of: SettingSources;
+  };
 }
 
 interface Entry {
