@@ -40,7 +40,7 @@ interface Doc {
   steps: {
     id: string;
     status: string;
-    findings: { id: string; status: string; node?: string }[];
+    findings: { id: string; status: string; node?: string; explanation: string }[];
   }[];
 }
 const step = (doc: Doc, id: string) => doc.steps.find((s) => s.id === id)!;
@@ -75,5 +75,39 @@ describe('a Cilium cluster node with no agent Pod', () => {
       assert.doesNotMatch(expect.stdout, /KUBE-SERVICES/);
       assert.match(expect.stderr, /no Cilium agent Pod there/);
     }
+  });
+
+  // before: "Cilium mode, its Cilium agent's Service table not read" (a skip), the stale backend
+  // the recorded table holds there never said
+  it('its recorded listings are compared, and the absent Pod said beside them', () => {
+    const dir = snapshot(true);
+    const svc = kdebug(['svc', 'nginx-svc', '--snapshot', dir, '-o', 'json']);
+    const rules = step(JSON.parse(svc.stdout) as Doc, 'rules').findings.filter(
+      (f) => f.node === NODE,
+    );
+    const ids = rules.map((f) => `${f.id} ${f.status}`);
+    assert.ok(ids.includes('cilium-backend-stale fail'), ids.join(', '));
+    assert.ok(ids.includes('cilium-agent-pod-absent pass'), ids.join(', '));
+    assert.ok(!ids.some((i) => i.startsWith('rules-cilium-not-observed')), ids.join(', '));
+    const drift = kdebug(['drift', '--snapshot', dir, '--node', NODE, '-o', 'json']);
+    const doc = JSON.parse(drift.stdout) as { notes: { id: string }[]; findings: unknown[] };
+    assert.ok(doc.notes.some((n) => n.id === 'cilium-agent-pod-absent'));
+    assert.ok(doc.findings.length > 0);
+    // no Pod to name: its log is the DaemonSet's
+    assert.doesNotMatch(drift.stdout, /logs cilium-/);
+  });
+
+  // before: "kube-proxy on vm-12-11-centos would send the ClusterIP traffic ...", where no
+  // kube-proxy runs
+  it('Traffic policy does not speak of kube-proxy on that node', () => {
+    const svc = kdebug(['svc', 'nginx-svc', '--snapshot', snapshot(false), '-o', 'json']);
+    const tp = step(JSON.parse(svc.stdout) as Doc, 'traffic-policy');
+    const f = tp.findings.find((x) => x.id === 'traffic-policy-not-observed');
+    assert.ok(f, JSON.stringify(tp.findings.map((x) => x.id)));
+    assert.doesNotMatch(f.explanation, /kube-proxy on vm-12-11-centos/);
+    assert.match(
+      f.explanation,
+      /^On vm-12-11-centos the API holds neither a Cilium agent Pod nor a kube-proxy Pod/,
+    );
   });
 });

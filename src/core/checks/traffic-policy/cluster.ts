@@ -18,6 +18,7 @@ import {
 import type { CheckContext } from '../context.js';
 import { type DriftId, NOT_FORWARDED } from '../../dataplane/drift.js';
 import { namedFew } from '../../nodes/access.js';
+import { proxiesOf, wouldOn } from './who.js';
 
 const finding = findingOf('traffic-policy');
 
@@ -45,7 +46,7 @@ const notForwardedOn = (ctx: CheckContext, node: string): Cause | undefined =>
 
 /** Policy Cluster: what every node does is what each node's rules show. A node whose rules were
  * read and not found wrong passes with them; one the Rules step found wrong does not (that step
- * holds the fault); one whose rules it did not compare is what kube-proxy would do, not observed. */
+ * holds the fault); one whose rules it did not compare is what its proxy would do, not observed. */
 export function cluster(ctx: CheckContext, svc: Service): Finding[] {
   const ext = externallyAccessible(svc);
   // what a node does under the policy, as a verb said of one node and of several
@@ -103,7 +104,7 @@ export function cluster(ctx: CheckContext, svc: Service): Finding[] {
       ),
     );
   }
-  out.push(...toNoEndpoint(svc, spec, rejected));
+  out.push(...toNoEndpoint(ctx, svc, spec, rejected));
   // the Rules step holds the fault: said here as its consequence, never as a second root
   const notMet = wrong.map(([node, cause]) =>
     consequence(
@@ -135,7 +136,7 @@ export function cluster(ctx: CheckContext, svc: Service): Finding[] {
         'skip',
         `policy Cluster: what ${count(unread.length, 'node')} ${unread.length === 1 ? 'does' : 'do'} is not observed (rules not compared)`,
         {
-          explanation: `kube-proxy on ${listFew(unread)} would ${doAll}. ${unread.length === 1 ? 'Its' : 'Their'} rules for the Service were not compared, so whether ${unread.length === 1 ? 'it does' : 'they do'} is not observed (the Rules step says why).`,
+          explanation: `${wouldOn(ctx, unread, doAll)}. ${unread.length === 1 ? 'Its' : 'Their'} rules for the Service were not compared, so whether ${unread.length === 1 ? 'it does' : 'they do'} is not observed (the Rules step says why).`,
           evidence: [
             ...spec,
             ...unread.map((n) => unseen(`${n}: rules for the Service not compared`, n)),
@@ -182,6 +183,7 @@ function entryLines(
  * ready endpoint for the policy to choose among, so what it does is not checked (the Endpoints
  * step says why there is none). */
 function toNoEndpoint(
+  ctx: CheckContext,
   svc: Service,
   spec: Evidence[],
   nodes: [string, { lines: Evidence[]; toNone: string[] }][],
@@ -190,13 +192,21 @@ function toNoEndpoint(
   const names = nodes.map(([n]) => n);
   const ports = [...new Set(nodes.flatMap(([, r]) => r.toNone))];
   const one = names.length === 1;
+  const who = proxiesOf(ctx, names);
+  // Cilium's agent holds the frontend with no backend; kube-proxy writes a rejecting rule
+  const how =
+    who === 'kube-proxy'
+      ? 'kube-proxy writes only the rule that rejects its traffic'
+      : who === "Cilium's agent"
+        ? "Cilium's agent holds its frontend with no backend, which rejects or drops its traffic (service-no-backend-response)"
+        : "kube-proxy writes only the rule that rejects its traffic, and Cilium's agent holds its frontend with no backend";
   return [
     finding(
       'traffic-policy-not-checked',
       'skip',
-      `no ready endpoint to forward ${list(ports)} to: ${listFew(names, 3)} ${one ? 'rejects' : 'reject'} it, as kube-proxy does`,
+      `no ready endpoint to forward ${list(ports)} to: ${listFew(names, 3)} ${one ? 'rejects' : 'reject'} it, as ${who} ${who.includes(' and ') ? 'do' : 'does'}`,
       {
-        explanation: `The traffic policy chooses among ${svc.name}'s ready endpoints, and ${list(ports)} has none (the Endpoints step says why), so kube-proxy writes only the rule that rejects its traffic. Nothing is forwarded there, so whether ${one ? 'the node forwards' : 'the nodes forward'} as the policy says is not checked.`,
+        explanation: `The traffic policy chooses among ${svc.name}'s ready endpoints, and ${list(ports)} has none (the Endpoints step says why), so ${how}. Nothing is forwarded there, so whether ${one ? 'the node forwards' : 'the nodes forward'} as the policy says is not checked.`,
         evidence: [...spec, ...nodes.flatMap(([, r]) => r.lines)],
         ...(one ? { node: names[0] } : { nodes: names }),
       },

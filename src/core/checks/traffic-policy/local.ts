@@ -10,6 +10,7 @@ import { findingOf, list, podsOf } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { hostPort } from '../../ipv6.js';
 import { modeTraits } from '../../dataplane/mode-traits.js';
+import { localDrops } from './who.js';
 
 const finding = findingOf('traffic-policy');
 
@@ -36,8 +37,30 @@ function dropRules(ctx: CheckContext, node: string, spn: string): Evidence[] {
 }
 
 /** How nodes without a local endpoint fail external traffic, as their proxy mode does: what their
- * rules hold, or what kube-proxy would do (`would`) where the Rules step did not compare them. */
+ * rules hold, or what their proxy would do (`would`) where the Rules step did not compare them. */
 function dropsHow(ctx: CheckContext, nodes: NodeLocal[], entry: string[], would = false): string {
+  return localDrops(
+    ctx,
+    nodes.map((n) => n.node),
+    list(entry),
+    (kp) =>
+      kubeProxyDrops(
+        ctx,
+        nodes.filter((n) => kp.includes(n.node)),
+        entry,
+        would,
+      ),
+    !would,
+  );
+}
+
+/** How kube-proxy on nodes without a local endpoint fails external traffic, as its mode does. */
+function kubeProxyDrops(
+  ctx: CheckContext,
+  nodes: NodeLocal[],
+  entry: string[],
+  would: boolean,
+): string {
   const verb = (now: string, then: string) => (would ? `would ${then}` : now);
   const forwarding = nodes.filter(
     (n) =>
@@ -138,17 +161,30 @@ export function external(ctx: CheckContext, svc: Service): Finding[] {
   return out;
 }
 
+/** What nodes without a local endpoint do with their Pods' ClusterIP traffic under
+ * internalTrafficPolicy Local, by what programs the Service there (`now`: as observed). */
+const internalDrops = (ctx: CheckContext, nodes: NodeLocal[], svc: Service, now: boolean) =>
+  localDrops(
+    ctx,
+    nodes.map((n) => n.node),
+    `the ClusterIP ${svc.clusterIP ?? ''}`.trimEnd(),
+    (kp) =>
+      `kube-proxy ${kp.length === nodes.length ? 'there' : `on ${list(kp)}`} ${now ? 'drops the traffic' : 'would drop the traffic of its Pods to the ClusterIP'} (filter KUBE-SERVICES DROP "has no local endpoints")`,
+    now,
+  );
+
 export function internal(ctx: CheckContext, svc: Service): Finding[] {
   return svc.ports.flatMap((port) => {
     const spn = ctx.servicePortName(port);
     const per = localEndpoints(ctx, port);
     const none = per.filter((n) => n.local.length === 0);
     const without = none.filter((n) => rulesCompared(ctx, n.node));
+    const unreadNodes = none.filter((n) => !without.includes(n));
     const unread = rulesUnread(
       ctx,
       'internalTrafficPolicy',
-      none.filter((n) => !without.includes(n)),
-      'kube-proxy there would drop the traffic of its Pods to the ClusterIP (filter KUBE-SERVICES DROP "has no local endpoints")',
+      unreadNodes,
+      internalDrops(ctx, unreadNodes, svc, false),
       spn,
     );
     if (unread.length > 0 && without.length === 0) return unread;
@@ -177,7 +213,7 @@ export function internal(ctx: CheckContext, svc: Service): Finding[] {
         'warn',
         `internalTrafficPolicy Local: Pods on ${list(without.map((n) => n.node))} cannot reach ${hostPort(svc.clusterIP ?? '', port.port)}`,
         {
-          explanation: `With internalTrafficPolicy: Local, a Pod reaching the ClusterIP is only sent to an endpoint on its own node. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'has' : 'have'} none, so kube-proxy there drops the traffic (filter KUBE-SERVICES DROP "has no local endpoints"). This suits node-local agents run as a DaemonSet; anything else should use Cluster.`,
+          explanation: `With internalTrafficPolicy: Local, a Pod reaching the ClusterIP is only sent to an endpoint on its own node. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'has' : 'have'} none, so ${internalDrops(ctx, without, svc, true)}. This suits node-local agents run as a DaemonSet; anything else should use Cluster.`,
           evidence: [...evidence, ...without.flatMap((n) => dropRules(ctx, n.node, spn))],
           next: kubectl(
             svc.namespace,
