@@ -47,6 +47,7 @@ export type DriftId =
   | 'cilium-reverse-nat-differs'
   | 'cilium-config-refused'
   | 'cilium-agent-pod-absent'
+  | 'cilium-local-redirect'
   | 'cilium-source-range-ignored';
 
 export const SEVERITY: Record<DriftId, Severity> = {
@@ -93,6 +94,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-reverse-nat-differs': 'error',
   'cilium-config-refused': 'info',
   'cilium-agent-pod-absent': 'info',
+  'cilium-local-redirect': 'info',
   'cilium-source-range-ignored': 'info',
 };
 
@@ -143,5 +145,7 @@ export const NOT_FORWARDED: Record<DriftId, boolean> = {
   'cilium-reverse-nat-differs': true,
   'cilium-config-refused': false,
   'cilium-agent-pod-absent': false,
+  // its traffic goes to the policy's Pods, not the Service's endpoints (by design)
+  'cilium-local-redirect': true,
   'cilium-source-range-ignored': false,
 };

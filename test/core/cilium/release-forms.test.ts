@@ -173,10 +173,10 @@ describe('db/show frontends and backends, at each release', () => {
       d.findings.filter((f) => !f.info).map((f) => f.id),
       [],
     );
-    const note = d.notes?.find((n) => /redirected to/.test(n.title));
+    const note = d.notes?.find((n) => n.id === 'cilium-local-redirect');
     assert.match(
       note?.title ?? '',
-      /^10\.96\.0\.10:53\/UDP: redirected to kube-system\/nodelocaldns:local-redirect/,
+      /^10\.96\.0\.10:53\/UDP is redirected by Local Redirect Policy kube-system\/nodelocaldns:local-redirect to /,
     );
   });
 });

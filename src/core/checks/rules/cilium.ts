@@ -9,6 +9,7 @@ import { settingsStated, type SettingStated } from '../../dataplane/cilium/agent
 import type { Service } from '../../kube/objects.js';
 import { familyOf, type IPFamily } from '../../ipv6.js';
 import type { Evidence, Finding } from '../../model.js';
+import type { DriftFinding } from '../../dataplane/drift.js';
 import { findingOf } from '../check.js';
 import type { CheckContext } from '../context.js';
 import type { NodeAnalysis } from '../../nodes/node-analysis.js';
@@ -65,6 +66,26 @@ export function ciliumPodAbsent(ctx: CheckContext, n: NodeAnalysis): Finding[] {
       },
     ),
   ];
+}
+
+/** The Service's frontends a Local Redirect Policy takes on the node (drift's
+ * cilium-local-redirect notes, of `names`' ports): a warn, never the Service's endpoints
+ * verified there, since this node sends their traffic to the policy's Pods instead. */
+export function ciliumRedirected(
+  node: string,
+  notes: readonly DriftFinding[],
+  names: ReadonlySet<string>,
+): Finding[] {
+  return notes
+    .filter((d) => d.id === 'cilium-local-redirect' && d.service && names.has(d.service))
+    .map((d) =>
+      finding('cilium-local-redirect', 'warn', d.title, {
+        explanation: d.explanation,
+        evidence: d.evidence,
+        node,
+        service: d.service,
+      }),
+    );
 }
 
 /** The Service's loadBalancerSourceRanges the node's agent ignores, where it replaces kube-proxy,

@@ -26,6 +26,7 @@ import {
   ciliumIgnoredRanges,
   ciliumPodAbsent,
   ciliumReadInPart,
+  ciliumRedirected,
   ciliumRefused,
 } from './cilium.js';
 import { notStarted } from '../../dataplane/cilium/agent/refused.js';
@@ -168,7 +169,9 @@ export function tableNode(
   }
   // what the agent makes of the Service that no comparison shows: ranges it ignores
   const ignored = [...ciliumIgnoredRanges(ctx, n, svc), ...ciliumPodAbsent(ctx, n)];
-  const drifted = on(out, false).concat(on([...beside, ...ignored]));
+  // a frontend a Local Redirect Policy takes: its endpoints are not where this node sends it
+  const redirects = ciliumRedirected(node, drift.notes ?? [], names);
+  const drifted = on(out, false).concat(on([...beside, ...redirects, ...ignored]));
   const uncompared = dataplane?.notCompared(drift);
   // a part without which whether the node forwards the Service is not known: no match said
   const forwarding = dataplane?.forwardingNotRead?.(drift);
@@ -203,6 +206,7 @@ export function tableNode(
         ];
   if (
     out.some((f) => f.status === 'fail' || f.status === 'warn') ||
+    redirects.length > 0 ||
     parts.length === 0 ||
     forwarding ||
     (cilium && unread.length > 0)

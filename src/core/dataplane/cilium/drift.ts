@@ -152,7 +152,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     for (const got of entries) {
       matched.add(got);
       // redirected by a local redirect policy: its backends are the policy's (drift/words.ts)
-      if (got.redirectTo) notes.push(redirected(input, want, got));
+      if (got.redirectTo || got.type === 'LocalRedirect') notes.push(redirected(input, want, got));
       else backends(want, got, input, add, notes, next);
       status(want, got, input, add, next);
     }

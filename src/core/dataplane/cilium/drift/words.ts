@@ -30,13 +30,25 @@ export const infoNote = (input: CiliumDriftInput, id: DriftId, said: DriftSaid) 
 export const NOT_APPLIED =
   "The agent writes its tables from the Service and its EndpointSlices: it has not applied their last change. Its log says why (a lost watch of the API server, a failing reconcile); deleting the agent's Pod makes it rebuild them.";
 
-/** A frontend a local redirect policy takes (db/show frontends' RedirectTo): its backends are the
- * policy's node-local Pods, which the objects kdebug reads do not give, so they are not compared
- * with the Service's EndpointSlices (Cilium's pkg/loadbalancer/redirectpolicy). */
-export const redirected = (input: CiliumDriftInput, want: ExpectedFrontend, got: CiliumFrontend) =>
-  infoNote(input, 'table-not-captured', {
+/** A frontend a Local Redirect Policy takes (db/show frontends' RedirectTo; service list's
+ * LocalRedirect type, before 1.17): its backends are the policy's node-local Pods, which the
+ * objects kdebug reads do not give, so they are not compared with the Service's EndpointSlices,
+ * and the Service's endpoints are not where this node sends it (Cilium's redirectpolicy). */
+export const redirected = (
+  input: CiliumDriftInput,
+  want: ExpectedFrontend,
+  got: CiliumFrontend,
+) => {
+  const policy = got.redirectTo
+    ? `Local Redirect Policy ${got.redirectTo}`
+    : 'a Local Redirect Policy';
+  const to = got.backends.map((b) => backendLine({ ...b, protocol: b.protocol ?? got.protocol }));
+  return infoNote(input, 'cilium-local-redirect', {
     service: nameOf(want),
-    title: `${frontendKey(got)}: redirected to ${got.redirectTo}, its backends not compared`,
-    message: `Cilium's agent on ${input.node} sends ${frontendKey(got)} of ${nameOf(want)} to local redirect policy ${got.redirectTo}: its backends are that policy's Pods on this node, not the Service's EndpointSlices', so they are not compared with them.`,
-    actual: [`${input.table.source}:${got.line}: ${frontendKey(got)} RedirectTo ${got.redirectTo}`],
+    title: `${frontendKey(got)} is redirected by ${policy} to ${to.length > 0 ? to.join(', ') : 'no Pod'}`,
+    message: `Traffic to ${frontendKey(got)} of ${nameOf(want)} on ${input.node} is redirected by ${policy} to ${to.length > 0 ? `its Pods on this node (${to.join(', ')})` : 'its Pods on this node, of which the listing shows none'}: the Service's endpoints are not used here, so they are not compared with what the agent holds for it.`,
+    actual: [
+      `${input.table.source}:${got.line}: ${frontendKey(got)} ${got.redirectTo ? `RedirectTo ${got.redirectTo}` : got.type}`,
+    ],
   });
+};
