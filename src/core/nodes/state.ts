@@ -23,6 +23,7 @@ import {
   ciliumConfig,
   isCiliumAgentPod,
   knows,
+  partialText,
   recordedAgentOn,
   replaces,
   type AgentPod,
@@ -97,7 +98,9 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
   const replaces =
     cilium !== undefined &&
     !pod &&
+    // a partial replacement with no kube-proxy there: Cilium is what programs its Services
     (cilium.replacesKubeProxy ||
+      cilium.replacement !== undefined ||
       (!knows(cilium.settings, 'kubeProxyReplacement') && proxy().evidence.kind !== 'observed'));
   // no agent Pod and no kube-proxy Pod: the node's recorded status says what ran, else the
   // cluster's Cilium is what should program it (never kube-proxy's defaults, assumed)
@@ -136,9 +139,11 @@ function ciliumMode(node: string, agent: AgentPod): NodeState['mode'] {
   const known = knows(agent.settings, 'kubeProxyReplacement');
   const kpr = agent.sources.kubeProxyReplacement;
   const source = known ? sourceText(agent, kpr) : `ConfigMap ${agent.configMap}`;
-  const text = known
-    ? `${node}: cilium (kube-proxy replacement, from ${source})`
-    : `${node}: cilium (its agent ${agent.pod.namespace}/${agent.pod.name} and no kube-proxy Pod there; kube-proxy replacement ${SETTING_NOT_KNOWN})`;
+  const text = agent.replacement
+    ? `${node}: cilium (${partialText(agent.replacement)}, and no kube-proxy Pod there; from ${agent.replacement.source})`
+    : known
+      ? `${node}: cilium (kube-proxy replacement, from ${source})`
+      : `${node}: cilium (its agent ${agent.pod.namespace}/${agent.pod.name} and no kube-proxy Pod there; kube-proxy replacement ${SETTING_NOT_KNOWN})`;
   return {
     value: 'cilium',
     from:

@@ -34,6 +34,15 @@ describe('the Cilium agent on a node', () => {
   it('reads its status: kube-proxy replacement, socket LB, selection, mode, affinity, release', () => {
     assert.deepEqual(fromStatus(STATUS), {
       kubeProxyReplacement: true,
+      replacementMode: 'True',
+      // its details' Services list: every kind enabled
+      services: {
+        ClusterIP: true,
+        NodePort: true,
+        LoadBalancer: true,
+        externalIPs: true,
+        HostPort: true,
+      },
       socketLB: true,
       hostnsOnly: false,
       forwarding: 'snat',
@@ -255,6 +264,15 @@ describe('real published cilium status --verbose (test/fixtures/cilium/pastes)',
   it('1.15.0-rc.1, whole: the replacement, its mode, selection, affinity, NodePort range and release', () => {
     assert.deepEqual(read('cilium-status-verbose-1150rc1'), {
       kubeProxyReplacement: true,
+      replacementMode: 'True',
+      // its details' Services list: every kind enabled
+      services: {
+        ClusterIP: true,
+        NodePort: true,
+        LoadBalancer: true,
+        externalIPs: true,
+        HostPort: true,
+      },
       socketLB: true,
       hostnsOnly: false,
       forwarding: 'snat',
@@ -278,6 +296,8 @@ describe('real published cilium status --verbose (test/fixtures/cilium/pastes)',
   it('the standalone-gateway guide quotes only the details: their Status says the replacement', () => {
     assert.deepEqual(read('cilium-status-verbose-standalone-docs'), {
       kubeProxyReplacement: false,
+      // a partial replacement; the quote elides its Services list, so no kind is said
+      replacementMode: 'Partial',
       socketLB: true,
       forwarding: 'snat',
       algorithm: 'maglev',

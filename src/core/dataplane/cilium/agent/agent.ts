@@ -16,7 +16,7 @@ import {
 import { DEFAULT_NODE_PORT_RANGE, parseNodePortRange } from './node-port-range.js';
 import { releaseBehaviour } from './release-behaviour.js';
 import { lbConfigRefused, lbSetting } from './lb-config.js';
-import { fromStatus } from './status.js';
+import { SERVICE_KINDS, fromStatus, type ServiceKind } from './status.js';
 import { settingSources, type SettingSources } from './provenance.js';
 
 /** The agent's listings in a snapshot (`nodes/NODE/<stem>.txt`), as `cilium-dbg` prints them:
@@ -150,10 +150,29 @@ export interface CiliumAgent {
   /** Its readiness as its Pod was read: the agent container's status, else the Pod's Ready
    * condition, with the line that says it; undefined where neither was read. */
   readiness?: { ready: boolean; said: string };
+  /** How much of Service load balancing it does, where its status said a replacement short of
+   * full (Partial, Probe): the kinds it handles and those it leaves to kube-proxy. */
+  replacement?: PartialReplacement;
   /** Why its release does not start with cilium-config as read (lbConfigRefused), where it is not
    * known to have started (no status answered, not ready or its readiness not read); one it listed
    * anyway ran on an earlier configuration. */
   refused?: string;
+}
+
+/** A kube-proxy replacement short of full (Cilium 1.14's daemon/cmd/kube_proxy_replacement.go:
+ * "partial", and before 1.13 "probe", keep each of enable-node-port, enable-host-port as set and
+ * auto-enable nothing): the agent handles the ClusterIP (its status always lists it enabled: its
+ * Pods' traffic, at the socket or their device) and the kinds its status's Services list enables;
+ * the others are left to kube-proxy, where one runs. */
+export interface PartialReplacement {
+  /** As its status printed it ("Partial", "Probe"). */
+  mode: string;
+  /** The kinds it handles and leaves, as its status's "Services:" list says them; undefined where
+   * the status printed no such list (not --verbose). */
+  handles?: ServiceKind[];
+  leaves?: ServiceKind[];
+  /** Where that was read: the agent's status. */
+  source: string;
 }
 
 /** An agent whose Pod the API holds: the one a node's state carries. */
@@ -348,6 +367,15 @@ function agentOn(
   });
   // refused, the devices cilium-config names are not the ones the agent runs with
   const nodePorts = nodePortsOf(view, { node, pod }, status, refused ? undefined : configMap);
+  const replacement = partialOf(
+    said,
+    `the status of ${agentName({ node, ...(pod ? { pod } : {}) })}`,
+  );
+  if (replacement?.handles) {
+    // the kinds its status enables are the frontends it makes (1.14's k8s.ParseService)
+    settings.nodePort = replacement.handles.includes('NodePort');
+    settings.hostPort = replacement.handles.includes('HostPort');
+  }
   return {
     ...(pod ? { pod } : {}),
     node,
@@ -362,8 +390,34 @@ function agentOn(
     ...(nodePorts ? { nodePorts } : {}),
     ...(said?.podCIDRs ? { podCIDRs: said.podCIDRs } : {}),
     ...(readiness ? { readiness } : {}),
+    ...(replacement ? { replacement } : {}),
     ...(refused ? { refused } : {}),
   };
+}
+
+/** The replacement its status says is partial (Partial, Probe), with the kinds it lists. */
+function partialOf(
+  said: ReturnType<typeof fromStatus> | undefined,
+  source: string,
+): PartialReplacement | undefined {
+  const mode = said?.replacementMode;
+  if (!mode || !/^(partial|probe)$/i.test(mode)) return undefined;
+  const listed = said.services;
+  if (!listed) return { mode, source };
+  // the ClusterIP is always its own (the status prints it Enabled unconditionally)
+  const handles = SERVICE_KINDS.filter(
+    (k) => k === 'ClusterIP' || listed[k as ServiceKind] === true,
+  ) as ServiceKind[];
+  const leaves = SERVICE_KINDS.filter((k) => !handles.includes(k as ServiceKind)) as ServiceKind[];
+  return { mode, handles, leaves, source };
+}
+
+/** The partial replacement in words: "partial kube-proxy replacement (Partial): Cilium handles
+ * ClusterIP, NodePort; leaves HostPort to kube-proxy". */
+export function partialText(r: PartialReplacement): string {
+  if (!r.handles)
+    return `partial kube-proxy replacement (${r.mode}), the kinds it handles not listed (a status without --verbose)`;
+  return `partial kube-proxy replacement (${r.mode}): Cilium handles ${r.handles.join(', ')}${r.leaves!.length > 0 ? `; leaves ${r.leaves!.join(', ')} to kube-proxy` : ''}`;
 }
 
 /** The agent container's readiness as its status says it, else the Pod's Ready condition; undefined

@@ -7,12 +7,20 @@ type Said = Partial<Pick<CiliumSettings, StatusSetting>> & {
   /** The Pod ranges its IPAM allocates from on this node ("IPAM: IPv4: 6/254 allocated from
    * 10.244.1.0/24, IPv6: ..."). */
   podCIDRs?: string[];
+  /** The replacement's mode as printed ("True", "Partial", "Probe", "Strict", "False",
+   * "Disabled"), and the Service kinds its details list enabled or not (verbose only). */
+  replacementMode?: string;
+  services?: Partial<Record<ServiceKind, boolean>>;
   /** The field each setting said was read from ("Socket LB", "Backend Selection"): an older
    * status prints fewer, and a setting it did not print is no setting it said. */
   fields: StatusFields;
 };
 
 export type StatusFields = Partial<Record<StatusSetting, string>>;
+
+/** The Service kinds the details' "Services:" list names (pkg/client FormatStatusResponse). */
+export const SERVICE_KINDS = ['ClusterIP', 'NodePort', 'LoadBalancer', 'externalIPs', 'HostPort'];
+export type ServiceKind = 'ClusterIP' | 'NodePort' | 'LoadBalancer' | 'externalIPs' | 'HostPort';
 
 /** `cilium-dbg status --verbose`: "KubeProxyReplacement:  True  [eth0 ...]", then its details
  * ("Socket LB: Enabled", "Socket LB Coverage: Hostns-only", "Mode: SNAT", "Backend Selection:
@@ -35,6 +43,7 @@ export function fromStatus(text: string): Said {
   const kpr = summary ?? detailsStatus(raw);
   if (kpr !== undefined) {
     out.kubeProxyReplacement = on(kpr)!;
+    out.replacementMode = kpr.split(/\s/)[0]!;
     fields.kubeProxyReplacement =
       summary !== undefined ? 'KubeProxyReplacement' : 'KubeProxyReplacement Details: Status';
   }
@@ -54,6 +63,8 @@ export function fromStatus(text: string): Said {
   const affinity = field('Session Affinity');
   if (affinity !== undefined)
     [out.sessionAffinity, fields.sessionAffinity] = [on(affinity)!, 'Session Affinity'];
+  const services = servicesListed(raw);
+  if (services) out.services = services;
   const range = nodePortRange(lines);
   if (range) [out.nodePortRange, fields.nodePortRange] = [range, 'Services: NodePort'];
   const version = releaseOf(raw);
@@ -93,6 +104,22 @@ function detailsStatus(lines: readonly string[]): string | undefined {
     if (m) return m[1];
   }
   return undefined;
+}
+
+/** The details' "Services:" list: "  - NodePort:  Enabled (Range: ...)", "  - HostPort:  Disabled",
+ * each kind enabled or not; undefined where the status has no such list (not --verbose). */
+function servicesListed(
+  lines: readonly string[],
+): Partial<Record<ServiceKind, boolean>> | undefined {
+  const at = lines.findIndex((l) => /^[ \t]*Services:[ \t]*$/.test(l));
+  if (at < 0) return undefined;
+  const out: Partial<Record<ServiceKind, boolean>> = {};
+  for (const line of lines.slice(at + 1, at + 1 + SERVICE_KINDS.length)) {
+    const m = /^[ \t]*-[ \t]*(\w+):[ \t]+(\w+)/.exec(line);
+    if (!m || !SERVICE_KINDS.includes(m[1]!)) break;
+    out[m[1] as ServiceKind] = m[2] === 'Enabled';
+  }
+  return out;
 }
 
 /** "- NodePort: Enabled (Range: 30000-32767)" (the dash optional). */

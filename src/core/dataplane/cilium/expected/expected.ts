@@ -27,6 +27,11 @@ const isIPv6 = (ip: string) => familyOf(ip) === 'IPv6';
 export interface CiliumExpectOptions {
   /** kube-proxy-replacement: NodePort, LoadBalancer and ExternalIPs frontends exist only with it. */
   kubeProxyReplacement: boolean;
+  /** A partial replacement's enable-node-port and enable-host-port as its status lists them
+   * (agent.ts PartialReplacement): NodePort, LoadBalancer and ExternalIPs frontends (1.14's
+   * k8s.ParseService), and host ports, exist with them. Undefined: as kube-proxy replacement. */
+  nodePort?: boolean;
+  hostPort?: boolean;
   /** The settings not known (agent.ts notKnown): without kube-proxy replacement, the frontends
    * only it makes are expected as kprNotKnown. */
   notKnown?: readonly ConfigOnlySetting[];
@@ -208,7 +213,7 @@ export function expectedCilium(
     );
   }
   // the node's Pods' host ports: frontends of no Service, so of the whole node's answer only
-  if (!only && kpr.kubeProxyReplacement)
+  if (!only && (kpr.kubeProxyReplacement || options.hostPort))
     out.push(...kprMade(hostPortFrontends(view, node.name, options), unknown));
   return out;
 }
@@ -278,7 +283,7 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
     o.sourceRangeTypes === 'all' || o.sourceRangeTypes.includes(type);
   // kube-proxy replacement not known: the frontends only it makes are expected, marked so
   const unknown = !knows(o, 'kubeProxyReplacement');
-  const kpr = o.kubeProxyReplacement || unknown;
+  const kpr = o.kubeProxyReplacement || unknown || o.nodePort === true;
   const onlyKpr = (type: FrontendType) =>
     unknown && type !== 'ClusterIP' && (type === 'NodePort' || !o.nonKprFrontends);
   const add = (
