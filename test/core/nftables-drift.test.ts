@@ -229,8 +229,11 @@ describe('nftables drift', () => {
       f!.explanation,
       /; its elements for 172\.30\.0\.41:8080\/tcp lead into the Service port's chains instead/,
     );
+    // the old port's connections meet cluster-ips-check: the address is still a cluster IP
     assert.deepEqual(f!.drift.actual, [
       'nodes/test-node/nft-ip-kube-proxy.txt: service-ips 172.30.0.41 . tcp . 8080 : goto service-ULMVA6XW-ns1/svc1/tcp/p80',
+      'nodes/test-node/nft-ip-kube-proxy.txt: set cluster-ips holds 172.30.0.41',
+      'nodes/test-node/nft-ip-kube-proxy.txt: chain cluster-ips-check: ip daddr @cluster-ips reject',
     ]);
     assert.match(
       f!.explanation,

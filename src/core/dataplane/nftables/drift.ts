@@ -73,7 +73,13 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     bearing: unreadBearing(unread),
   };
   for (const [sp, plan] of nftPortPlans(exp.servicePorts, lbIPs))
-    servicePort(sp, plan, got.get(sp.name), () => linesOf(full().ports.get(sp) ?? []), c);
+    servicePort(
+      sp,
+      plan,
+      got.get(sp.name),
+      (only = (x) => x) => linesOf(only(full().ports.get(sp) ?? [])),
+      c,
+    );
   fixedChains(want, c);
   elementTargets(c, scope);
   // a chain some current Service port has is not left over, even where nothing leads to it; nor

@@ -11,10 +11,12 @@ import type { EntryPoint, ServiceTree } from '../../trees.js';
 import { entriesAt, entriesElsewhere, notInApi } from '../../stale-entries.js';
 import { firewallSources } from '../expected/port-script.js';
 import { intervalSources, type NftPortPlan } from '../expected/expected-ports.js';
-import type { NftRule } from '../read/listing.js';
+import type { NftRule, NftTable } from '../read/listing.js';
 import { ruleText } from '../render.js';
 import { keyText, type PortCheck } from './context.js';
 import { isAddress, signature } from './rule-signature.js';
+import { absentFrom } from './absent.js';
+import type { NftCommand } from '../expected/script.js';
 
 /** A map element as read, in nft's words: "service-ips 10.96.0.1 . tcp . 443 : goto CHAIN". */
 export const elementLine = (source: string, x: EntryPoint) =>
@@ -26,8 +28,9 @@ export function servicePort(
   sp: ExpectedServicePort,
   w: NftPortPlan,
   a: ServiceTree | undefined,
-  /** The script lines kube-proxy writes for this port: each finding's `expected`. */
-  expected: () => string[],
+  /** The script lines kube-proxy writes for this port (those of the commands `only` keeps): each
+   * finding's `expected`. */
+  expected: (only?: (commands: NftCommand[]) => NftCommand[]) => string[],
   c: PortCheck,
 ): void {
   const { node, source, table } = c;
@@ -63,10 +66,13 @@ export function servicePort(
       // the chains' names hold no port: the element of the port a change replaced leads there
       const want = { ...e, port: e.port ?? 0 };
       const moved = entriesElsewhere(a, want);
+      const left = remaining(e, c, moved.length > 0);
       missing(e.kind === 'node-port' ? 'nodeport-missing' : 'service-rules-missing', {
         title: `no ${e.from} element for ${sp.name} (${where})`,
-        message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} are not translated${moved.length > 0 ? `; its elements for ${entriesAt(moved)} lead into the Service port's chains instead, ${notInApi(want, moved)}` : ''}.`,
-        ...(moved.length > 0 ? { actual: moved.map((x) => elementLine(source, x)) } : {}),
+        message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} ${left.fate}${moved.length > 0 ? `; its elements for ${entriesAt(moved)} lead into the Service port's chains instead, ${notInApi(want, moved)}` : ''}.`,
+        // only what the table lacks is expected; what it still holds of the port is evidence
+        expected: expected((cs) => absentFrom(table, cs)),
+        actual: [...moved.map((x) => elementLine(source, x)), ...left.lines],
         ...sync(),
       });
     } else if (!table.chain(found.chain))
@@ -155,6 +161,40 @@ export function servicePort(
     });
   }
 }
+
+/** What the table does with a connection to an entry it has no element for, and the lines it
+ * still holds that say so: a cluster IP still in cluster-ips is rejected by cluster-ips-check (it
+ * runs after DNAT, so only an untranslated connection meets it); else it is not translated. */
+function remaining(
+  e: NftPortPlan['entries'][number],
+  c: PortCheck,
+  /** Another port's elements lead into its chains: they are quoted instead. */
+  moved: boolean,
+): { fate: string; lines: string[] } {
+  const chain = moved ? undefined : c.table.chain(e.chain);
+  const n = chain?.rules.length ?? 0;
+  const held = chain ? [`${c.source}: chain ${e.chain} (${n} rule${n === 1 ? '' : 's'})`] : [];
+  const inSet =
+    e.kind === 'cluster-ip' &&
+    c.table.set('cluster-ips')?.elements.some((x) => x.key[0] === e.address);
+  const reject = inSet ? clusterIpsReject(c.table) : undefined;
+  if (!reject) return { fate: 'are not translated', lines: held };
+  return {
+    fate: `are rejected: ${e.address} is still in cluster-ips, and cluster-ips-check refuses a new connection to a cluster IP that no service-ips element translated`,
+    lines: [
+      `${c.source}: set cluster-ips holds ${e.address}`,
+      `${c.source}: chain cluster-ips-check: ${ruleText(reject)}`,
+      ...held,
+    ],
+  };
+}
+
+/** cluster-ips-check's `ip daddr @cluster-ips reject`, in whatever form the table was read. */
+const clusterIpsReject = (t: NftTable) =>
+  t.chain('cluster-ips-check')?.rules.find((r) => {
+    const words = signature(r).split(' ');
+    return words.includes('@cluster-ips') && words.includes('reject');
+  });
 
 /** One policy chain's endpoints and shares against kube-proxy's. */
 function endpoints(
