@@ -532,3 +532,44 @@ describe('the answer for a Service port whose chain the packet fell through', ()
     assert.equal(answer.unanswered, true);
   });
 });
+
+describe('the answer for a Service port whose rules the entry chain does not lead to', () => {
+  // f17 of the r145 review: PREROUTING's jump to KUBE-SERVICES deleted, every Service rule left
+  const answerFor = async (fromHost: boolean) => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    const node = 'vm-12-7-centos';
+    const view = clusterView(facts.objects);
+    const dump = facts.nodes[node]!['iptables-save']!.replace(
+      /^-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES\n/m,
+      '',
+    );
+    const net = nodeNetwork(
+      view.nodes.find((n) => n.name === node),
+      facts.nodes[node]!['ip-addr'],
+    );
+    const p: TracePacket = {
+      src: fromHost ? '10.0.12.7' : '10.244.0.5',
+      dst: '10.1.190.219',
+      dport: 8080,
+      protocol: 'tcp',
+      fromHost,
+    };
+    return traceAnswer(tracePacket(parseIptables(dump), net, p), view, node);
+  };
+
+  it('says PREROUTING does not jump to KUBE-SERVICES, not that kube-proxy never wrote the Service', async () => {
+    const answer = await answerFor(false);
+    assert.match(
+      answer.unmatched ?? '',
+      /^On node vm-12-7-centos, nat PREROUTING does not jump to KUBE-SERVICES: packets from Pods and the network never reach the Service's rules, which are there/,
+    );
+    assert.doesNotMatch(answer.unmatched ?? '', /has not written this Service/);
+    assert.equal(answer.unanswered, true);
+  });
+
+  it("a process on the node still enters through OUTPUT's jump and is DNATed", async () => {
+    const answer = await answerFor(true);
+    assert.equal(answer.unmatched, undefined);
+    assert.ok(answer.result.outcomes.every((o) => o.dnat !== undefined));
+  });
+});

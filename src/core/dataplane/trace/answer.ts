@@ -2,7 +2,13 @@
 // outcome refuses or drops the packet (exit 1), which DNATs reach no captured Pod (stale rules),
 // and why a packet no Service rule matched gets no answer (the ping-to-a-ClusterIP question).
 import type { ClusterView } from '../../kube/objects.js';
-import { shareText, type MatchedRule, type TraceOutcome, type TraceResult } from './trace.js';
+import {
+  shareText,
+  type MatchedRule,
+  type TracePacket,
+  type TraceOutcome,
+  type TraceResult,
+} from './trace.js';
 import { percent } from '../../model.js';
 import { kdebug, valid, type NextCommand } from '../../findings/next-command.js';
 
@@ -129,6 +135,8 @@ export function traceAnswer(
         : `${dst} is an address of node ${node} (IPVS mode binds it to kube-ipvs0), and its virtual servers take only ${ports.join(', ')}: the node itself gets the packet${protocol === 'icmp' ? ' and answers the ping. This is why ping to a ClusterIP answers in IPVS mode: the answer comes from the node, not from a Pod.' : ', where nothing of the Service listens.'}`;
     else if (ports.length > 0 && unchanged && servicePort && fellThrough(unchanged))
       answer.unmatched = fallThroughText(result, fellThrough(unchanged)!, dst, node);
+    else if (ports.length > 0 && unchanged && servicePort && result.servicesSkipped)
+      answer.unmatched = skippedText(result.servicesSkipped, result.packet, dst, node);
     else if (ports.length > 0 && unchanged)
       answer.unmatched = servicePort
         ? `No rule matched ${protocol} port ${dport} of ${dst}, a port of the Service: kube-proxy has not written this Service on node ${node} (drift shows what it lacks). The packet goes on to ${dst} unchanged, and nothing answers it.`
@@ -158,6 +166,17 @@ function cutAnswer(result: TraceResult, what: string, node: string, stop: ReadSt
     ...(rest.some((o) => o.shareUnknown) ? { shareUnknown: 'one share not known' } : {}),
   });
   return `Of new connections to ${what}, ${took.join(', ')}; for the other ${others} no rule read changed the destination, but ${cut}: what the rules past there do with those was not read.`;
+}
+
+/** The Service's rules are there, but the entry chain never leads to them. */
+function skippedText(
+  skipped: { from: string; to: string },
+  packet: TracePacket,
+  dst: string,
+  node: string,
+): string {
+  const who = packet.fromHost ? "the node's own processes" : 'Pods and the network';
+  return `On node ${node}, ${skipped.from} does not jump to ${skipped.to}: packets from ${who} never reach the Service's rules, which are there (a packet entering ${skipped.to} is DNATed). The packet goes on to ${dst} unchanged, and nothing answers it.`;
 }
 
 /** The last Service chain a packet left unchanged entered (KUBE-SVC, -SVL, -XLB, -EXT, -FW), with

@@ -89,6 +89,9 @@ export interface TraceResult {
   /** Tables the walk passes that the rules read do not hold (a dump of part of them, or cut
    * before them): what their chains do to the packet was not read. */
   tablesNotRead?: string[];
+  /** The entry chain does not lead to the Service chains, whose rules would translate the
+   * packet (iptables: nat PREROUTING without its jump to KUBE-SERVICES). */
+  servicesSkipped?: { from: string; to: string };
 }
 
 /**

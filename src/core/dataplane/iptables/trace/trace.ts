@@ -100,7 +100,34 @@ class Tracer {
     }
     const enters = packet.fromHost ? 'nat OUTPUT' : 'nat PREROUTING';
     const notRead = this.notRead.length > 0 ? { tablesNotRead: this.notRead } : {};
-    return { packet, enters, outcomes, notes: this.notes, ...notRead };
+    const skipped = this.servicesSkipped(nat, packet, outcomes);
+    return {
+      packet,
+      enters,
+      outcomes,
+      notes: this.notes,
+      ...notRead,
+      ...(skipped ? { servicesSkipped: skipped } : {}),
+    };
+  }
+
+  /** The nat entry chain never took the packet into KUBE-SERVICES, where a walk started would
+   * have DNATed it: the Service's rules are there, the jump to them is not. */
+  private servicesSkipped(
+    nat: Table | undefined,
+    packet: TracePacket,
+    outcomes: TraceOutcome[],
+  ): TraceResult['servicesSkipped'] {
+    const services = nat?.chain('KUBE-SERVICES');
+    if (!nat || !services) return undefined;
+    const reached = outcomes.some((o) =>
+      o.rules.some((m) => m.table === 'nat' && m.into === 'KUBE-SERVICES'),
+    );
+    if (reached || !outcomes.some((o) => o.destination === null)) return undefined;
+    const walks = this.hook(nat, 'KUBE-SERVICES', [startWalk(packet, this.routes)]);
+    return walks.some((w) => w.pkt.dnat)
+      ? { from: `nat ${packet.fromHost ? 'OUTPUT' : 'PREROUTING'}`, to: 'KUBE-SERVICES' }
+      : undefined;
   }
 
   /** A table the dump holds, else said not read: walked past, its chains' effect not observed. */
