@@ -71,6 +71,7 @@ export const STEP_FINDING_IDS = {
     'kube-proxy-sync-stale',
     'kube-proxy-replaced',
     'cilium-agent-missing',
+    'cilium-agent-failing',
     'iptables-backend',
     'iptables-backends-both',
     'kube-proxy-not-observed',

@@ -248,6 +248,37 @@ describe('kube-proxy step', () => {
       ['kube-proxy-not-involved:skip'],
     );
   });
+
+  it('warns of an agent whose own status says it fails or no longer follows the API, with the line as observed (r145 f39)', () => {
+    const kpr = 'KubeProxyReplacement:    True   [eth0]\n';
+    const failing = `${kpr}Kubernetes:              Disabled         1.29 (v1.29.10) [linux/amd64]\nCilium health daemon:    Ok\nCilium:                  Failure   1.18.6 (v1.18.6-3bb33f3c)\n`;
+    const found = run(
+      kubeProxyCheck,
+      facts([...base(), ...cilium()], {
+        'node-a': { 'cilium-status': failing },
+        'node-b': {
+          'cilium-status': `${kpr}Kubernetes:   Ok   1.29 (v1.29.10)\nCilium:   Ok   1.18.6\n`,
+        },
+      }),
+    );
+    assert.deepEqual(ids(found), ['cilium-agent-failing:warn', 'kube-proxy-replaced:pass']);
+    const f = found[0]!;
+    assert.equal(f.node, 'node-a');
+    assert.match(
+      f.title,
+      /^node-a: Cilium agent cilium-0abc reports Kubernetes: Disabled, Cilium: Failure$/,
+    );
+    assert.match(f.explanation, /failing and not following the Kubernetes API/);
+    assert.deepEqual(
+      f.evidence.map((e) => [e.kind, e.text]),
+      [
+        ['observed', 'node-a: Kubernetes: Disabled 1.29 (v1.29.10) [linux/amd64]'],
+        ['observed', 'node-a: Cilium: Failure 1.18.6 (v1.18.6-3bb33f3c)'],
+      ],
+    );
+    // the node's agent Pod, and its container as the Pod names it (the builder's "app")
+    assert.equal(line(f.next), 'kubectl -n kube-system logs cilium-0abc -c app');
+  });
 });
 
 describe('kube-proxy where it is not a DaemonSet Pod', () => {

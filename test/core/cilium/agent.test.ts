@@ -302,6 +302,8 @@ describe('real published cilium status --verbose (test/fixtures/cilium/pastes)',
       forwarding: 'snat',
       algorithm: 'maglev',
       sessionAffinity: false,
+      // a standalone gateway follows no Kubernetes API: its status says so, not Ok
+      unhealthy: ['Kubernetes: Disabled'],
       // no coverage line and no NodePort range: those settings are not the status's
       fields: {
         kubeProxyReplacement: 'KubeProxyReplacement Details: Status',

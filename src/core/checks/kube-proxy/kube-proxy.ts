@@ -18,7 +18,7 @@ import {
   stale,
   staleOn,
 } from './pods.js';
-import { agentMissingOn, agentsMissing, replacement } from './replacement.js';
+import { agentMissingOn, agentsFailing, agentsMissing, replacement } from './replacement.js';
 import { freshness } from './sync.js';
 import { versions } from './versions.js';
 
@@ -44,7 +44,7 @@ export const kubeProxyCheck: Check<'kube-proxy'> = {
   run(ctx) {
     if (ctx.waiting('objects')) return pending('reading kube-proxy');
     const other = replacement(ctx);
-    const missing = other ? agentsMissing(ctx) : [];
+    const missing = other ? [...agentsMissing(ctx), ...agentsFailing(ctx)] : [];
     if (other?.unobserved)
       return [
         ...missing,

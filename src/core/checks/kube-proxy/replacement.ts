@@ -3,7 +3,12 @@
 import { read, seen, unseen } from '../../findings/evidence.js';
 import type { Evidence } from '../../model.js';
 import { kubectl, type NextCommand } from '../../findings/next-command.js';
-import { ciliumConfig, isCiliumAgentPod, knows } from '../../dataplane/cilium/agent/agent.js';
+import {
+  CILIUM_STEMS,
+  ciliumConfig,
+  isCiliumAgentPod,
+  knows,
+} from '../../dataplane/cilium/agent/agent.js';
 import type { Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
 import { count, findingOf, list } from '../check.js';
@@ -131,4 +136,33 @@ export function agentsMissing(ctx: CheckContext): Finding[] {
       ),
     );
   return out;
+}
+
+/** An agent whose own status says it is failing, or not following the Kubernetes API: its
+ * Service table is what it last wrote, not kept current. */
+export function agentsFailing(ctx: CheckContext): Finding[] {
+  return ctx.nodeNames().flatMap((node) => {
+    const agent = ctx.analysis.state(node).cilium;
+    if (!agent?.unhealthy) return [];
+    const source = `nodes/${node}/${CILIUM_STEMS.status}.txt`;
+    const away = agent.unhealthy.some((l) => l.startsWith('Kubernetes:'));
+    const failing = agent.unhealthy.some((l) => l.startsWith('Cilium:'));
+    const says = [
+      ...(failing ? ['failing'] : []),
+      ...(away ? ['not following the Kubernetes API'] : []),
+    ].join(' and ');
+    return [
+      finding(
+        'cilium-agent-failing',
+        'warn',
+        `${node}: Cilium agent ${agent.pod.name} reports ${agent.unhealthy.map((l) => l.split(' ').slice(0, 2).join(' ')).join(', ')}`,
+        {
+          explanation: `The Cilium agent on ${node} says in its own status that it is ${says}: it does not program Services or endpoints that changed since, so the Service table it holds there is what it last wrote. Its log says why.`,
+          evidence: agent.unhealthy.map((l) => seen(`${node}: ${l}`, { node, source })),
+          next: kubectl('kube-system', 'logs', agent.pod.name, '-c', agent.container),
+          node,
+        },
+      ),
+    ];
+  });
 }

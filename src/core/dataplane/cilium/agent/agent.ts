@@ -147,6 +147,8 @@ export interface CiliumAgent {
   nodePorts?: CiliumNodePorts;
   /** The Pod ranges its IPAM allocates from on its node, as its status says them (observed). */
   podCIDRs?: string[];
+  /** Its status's health lines not Ok ("Cilium: Failure ...", "Kubernetes: Disabled"). */
+  unhealthy?: string[];
   /** Its readiness as its Pod was read: the agent container's status, else the Pod's Ready
    * condition, with the line that says it; undefined where neither was read. */
   readiness?: { ready: boolean; said: string };
@@ -389,6 +391,7 @@ function agentOn(
     ...(release ? { release } : {}),
     ...(nodePorts ? { nodePorts } : {}),
     ...(said?.podCIDRs ? { podCIDRs: said.podCIDRs } : {}),
+    ...(said?.unhealthy ? { unhealthy: said.unhealthy } : {}),
     ...(readiness ? { readiness } : {}),
     ...(replacement ? { replacement } : {}),
     ...(refused ? { refused } : {}),

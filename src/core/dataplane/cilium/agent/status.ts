@@ -11,6 +11,9 @@ type Said = Partial<Pick<CiliumSettings, StatusSetting>> & {
    * "Disabled"), and the Service kinds its details list enabled or not (verbose only). */
   replacementMode?: string;
   services?: Partial<Record<ServiceKind, boolean>>;
+  /** Its own health lines not Ok, as printed ("Cilium: Failure 1.18.6 (...)", "Kubernetes:
+   * Disabled"): an agent failing or not following the API keeps what it last programmed. */
+  unhealthy?: string[];
   /** The field each setting said was read from ("Socket LB", "Backend Selection"): an older
    * status prints fewer, and a setting it did not print is no setting it said. */
   fields: StatusFields;
@@ -74,6 +77,8 @@ export function fromStatus(text: string): Said {
     (m) => m[1]!,
   );
   if (pools.length > 0) out.podCIDRs = pools;
+  const unhealthy = raw.filter((l) => /^(Cilium|Kubernetes):\s+(?!Ok\b)\S/.test(l));
+  if (unhealthy.length > 0) out.unhealthy = unhealthy.map((l) => l.trim().replace(/\s+/g, ' '));
   return out;
 }
 
