@@ -216,9 +216,10 @@ describe('kube-proxy step', () => {
 
   it("gives the command that shows the agent's status where no node showed it", () => {
     const [f] = run(kubeProxyCheck, facts([...base(), ...cilium()]));
+    // the first node's agent Pod and container, named: `exec ds/cilium` lands on any agent
     assert.equal(
       line(f!.next),
-      'kubectl -n kube-system exec ds/cilium -- cilium-dbg status --verbose',
+      'kubectl -n kube-system exec cilium-0abc -c app -- cilium-dbg status --verbose',
     );
     assert.equal(f!.status, 'skip');
     assert.ok(f!.evidence.some((e) => e.kind === 'not-observed'));

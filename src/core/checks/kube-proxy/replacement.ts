@@ -2,7 +2,7 @@
 // from its Pods, its ConfigMap, or node rules without kube-proxy's chains.
 import { read, seen, unseen } from '../../findings/evidence.js';
 import type { Evidence } from '../../model.js';
-import { kubectl, type NextCommand } from '../../findings/next-command.js';
+import { kubectl, valid, type NextCommand } from '../../findings/next-command.js';
 import {
   CILIUM_STEMS,
   ciliumConfig,
@@ -29,6 +29,16 @@ function refusedBy(ctx: CheckContext): string {
   if (agents.length === 0) return '';
   const pods = agents.map((a) => `${a!.pod.namespace}/${a!.pod.name}`);
   return `, from a cilium-config ${count(pods.length, 'agent')} refuse${pods.length === 1 ? 's' : ''} (${list(pods)}): not observed in force`;
+}
+
+/** One node's agent Pod and container, named (`exec ds/cilium` lands on any node's agent): the
+ * first node's that has one; ds/cilium only where no node has. */
+function agentTarget(ctx: CheckContext): (string | undefined)[] {
+  const agent = ctx
+    .nodeNames()
+    .map((n) => ctx.analysis.state(n).cilium)
+    .find((a) => a !== undefined);
+  return agent ? [valid.name(agent.pod.name), '-c', valid.name(agent.container)] : ['ds/cilium'];
 }
 
 /** A kube-proxy replacement, with the command that shows its Service table; `unobserved` says
@@ -60,8 +70,24 @@ export function replacement(
         ...(unseenWhy ? [unseen('no Cilium agent seen replacing kube-proxy on a node')] : []),
       ],
       next: unseenWhy
-        ? kubectl('kube-system', 'exec', 'ds/cilium', '--', 'cilium-dbg', 'status', '--verbose')
-        : kubectl('kube-system', 'exec', 'ds/cilium', '--', 'cilium-dbg', 'service', 'list'),
+        ? kubectl(
+            'kube-system',
+            'exec',
+            ...agentTarget(ctx),
+            '--',
+            'cilium-dbg',
+            'status',
+            '--verbose',
+          )
+        : kubectl(
+            'kube-system',
+            'exec',
+            ...agentTarget(ctx),
+            '--',
+            'cilium-dbg',
+            'service',
+            'list',
+          ),
       ...(unseenWhy ? { unobserved: unseenWhy } : {}),
     };
   }
@@ -159,7 +185,13 @@ export function agentsFailing(ctx: CheckContext): Finding[] {
         {
           explanation: `The Cilium agent on ${node} says in its own status that it is ${says}: it does not program Services or endpoints that changed since, so the Service table it holds there is what it last wrote. Its log says why.`,
           evidence: agent.unhealthy.map((l) => seen(`${node}: ${l}`, { node, source })),
-          next: kubectl('kube-system', 'logs', agent.pod.name, '-c', agent.container),
+          next: kubectl(
+            'kube-system',
+            'logs',
+            valid.name(agent.pod.name),
+            '-c',
+            valid.name(agent.container),
+          ),
           node,
         },
       ),
