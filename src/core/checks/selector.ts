@@ -3,7 +3,7 @@
 import type { Pod, Service } from '../kube/objects.js';
 import { read } from '../findings/evidence.js';
 import type { Finding } from '../model.js';
-import { kubectl, valid } from '../findings/next-command.js';
+import { kubectl, valid, type NextCommand } from '../findings/next-command.js';
 import { type Check, count, findingOf, labelText, list, pending, podsOf } from './check.js';
 import type { CheckContext } from './context.js';
 
@@ -122,6 +122,31 @@ const podNames = (pods: Pod[]) =>
     .map((p) => p.name)
     .join(', ')}${pods.length > 2 ? `, ... (${pods.length} Pods)` : ''}`;
 
+/** `kubectl patch` setting the Service's selector to `fix`, or undefined when a label would not
+ * survive the shell as printed. */
+export function selectorPatch(
+  svc: Pick<Service, 'namespace' | 'name' | 'selector'>,
+  fix: Record<string, string>,
+): NextCommand | undefined {
+  // a JSON merge patch: null removes a selector key that is renamed
+  const patch: Record<string, string | null> = { ...fix };
+  for (const k of Object.keys(svc.selector ?? {})) if (!(k in patch)) patch[k] = null;
+  const labels = Object.entries(patch).every(
+    ([k, v]) =>
+      valid.labelKey(k) !== undefined && (v === null || valid.labelValue(v) !== undefined),
+  );
+  if (!labels) return undefined;
+  return kubectl(
+    svc.namespace,
+    'patch',
+    'service',
+    valid.name(svc.name),
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { selector: patch } }),
+  );
+}
+
 function noMatch(ctx: CheckContext, svc: Service): Finding {
   const others = ctx.view.pods.filter((p) => p.namespace === svc.namespace);
   const misses = nearestMisses(svc, others);
@@ -139,27 +164,9 @@ function noMatch(ctx: CheckContext, svc: Service): Finding {
   } else if (others.length > 0)
     explanation += ` None of the ${count(others.length, 'Pod')} read in the namespace has labels close to it: check the namespace, or whether the workload exists at all.`;
   else explanation += ' kdebug read no Pods in that namespace at all.';
-  let next = kubectl(svc.namespace, 'get', 'pods', '--show-labels');
-  if (best?.fix) {
-    // a JSON merge patch: null removes a selector key that is renamed
-    const patch: Record<string, string | null> = { ...best.fix };
-    for (const k of Object.keys(svc.selector!)) if (!(k in patch)) patch[k] = null;
-    const labels = Object.entries(patch).every(
-      ([k, v]) =>
-        valid.labelKey(k) !== undefined && (v === null || valid.labelValue(v) !== undefined),
-    );
-    if (labels)
-      next =
-        kubectl(
-          svc.namespace,
-          'patch',
-          'service',
-          valid.name(svc.name),
-          '--type=merge',
-          '-p',
-          JSON.stringify({ spec: { selector: patch } }),
-        ) ?? next;
-  }
+  const next =
+    (best?.fix && selectorPatch(svc, best.fix)) ??
+    kubectl(svc.namespace, 'get', 'pods', '--show-labels');
   return finding('selector-matches-no-pods', 'fail', `selector ${sel} matches no Pods`, {
     explanation,
     evidence,

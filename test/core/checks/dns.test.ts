@@ -99,6 +99,23 @@ describe('DNS step', () => {
     assert.equal(line(f!.next), 'kubectl -n kube-system scale deployment coredns --replicas=2');
   });
 
+  // before: "there are no CoreDNS Pods at all" from a capture that read no Pod
+  it('with no Pod captured, does not say there are no CoreDNS Pods', () => {
+    const objects = [...withoutDns(healthy()), ...kubeDns()]
+      .filter((o) => o.kind !== 'Pod')
+      .map((o) =>
+        o.kind === 'EndpointSlice' && o.metadata?.namespace === 'kube-system'
+          ? { ...o, endpoints: [] }
+          : o,
+      );
+    const [f] = run(dnsCheck, facts(objects));
+    assert.equal(f!.id, 'coredns-unavailable');
+    assert.doesNotMatch(f!.explanation, /no CoreDNS Pods at all/);
+    assert.match(f!.explanation, /whether CoreDNS Pods run is not known/);
+    assert.ok(f!.evidence.some((e) => e.kind === 'not-observed'));
+    assert.equal(line(f!.next), 'kubectl -n kube-system get pods -l k8s-app=kube-dns -o wide');
+  });
+
   it('expects the ready Pod IPs for a headless Service, and SRV records per named port', () => {
     const objects = replace(
       healthy(),

@@ -1,13 +1,60 @@
 // Whether CoreDNS is up behind the kube-dns Service: read, with ready endpoints and Pods.
 import { read, unseen } from '../../findings/evidence.js';
 import type { Pod, Service } from '../../kube/objects.js';
-import type { Finding } from '../../model.js';
-import { kubectl, valid } from '../../findings/next-command.js';
-import { count, findingOf } from '../check.js';
+import type { Evidence, Finding } from '../../model.js';
+import { kubectl, valid, type NextCommand } from '../../findings/next-command.js';
+import { count, findingOf, labelText } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { podReady, whyNotReady } from '../pod-health.js';
+import { selectorPatch } from '../selector.js';
 
 const finding = findingOf('dns');
+
+/** A cluster DNS server's image (CoreDNS, or the older kube-dns), whatever registry it came from. */
+const DNS_IMAGE = /(?:^|\/)(?:coredns|k8s-dns-kube-dns(?:-[a-z0-9]+)?)(?::|@|$)/;
+
+/** Why kube-dns's selector matches no Pod when that is not "no CoreDNS": the Pods were not read,
+ * or kube-system runs DNS server Pods it does not select (then the patch); undefined otherwise. */
+function selectorMisses(
+  ctx: CheckContext,
+  dns: Service,
+): { title: string; why: string; evidence: Evidence[]; next: NextCommand | undefined } | undefined {
+  if (!dns.selector) return undefined;
+  const sel = labelText(dns.selector);
+  const unread = ctx.notCaptured('Pod');
+  if (unread)
+    return {
+      title: `kube-dns has no ready endpoints; its Pods (${sel}) were not read`,
+      why: `no endpoint is ready behind it; whether CoreDNS Pods run is not known, as ${unread}`,
+      evidence: [unseen(`Pods of kube-system with ${sel}: ${unread}`)],
+      next: kubectl('kube-system', 'get', 'pods', '-l', valid.selector(dns.selector), '-o', 'wide'),
+    };
+  const servers = ctx.view.pods.filter(
+    (p) => p.namespace === 'kube-system' && p.containers.some((c) => DNS_IMAGE.test(c.image ?? '')),
+  );
+  if (servers.length === 0) return undefined;
+  // the selector's keys set to the values every DNS server Pod shares (null: not all have one)
+  const fix = Object.fromEntries(
+    Object.keys(dns.selector).flatMap((k) => {
+      const values = new Set(servers.map((p) => p.labels[k]));
+      const [v] = values;
+      return values.size === 1 && v !== undefined ? [[k, v]] : [];
+    }),
+  );
+  const ready = servers.filter(podReady).length;
+  return {
+    title: `kube-dns has no endpoints: its selector ${sel} matches none of the CoreDNS Pods`,
+    why: `its selector ${sel} matches no Pod in kube-system, while ${count(servers.length, 'Pod')} there (${ready} ready) run${servers.length === 1 ? 's' : ''} a DNS server image with other labels: the endpoint controller puts none of them behind kube-dns, however healthy they are`,
+    evidence: servers.map((p) =>
+      read(
+        `Pod ${p.name}: ${podReady(p) ? 'Ready' : 'not ready'}, labels ${labelText(p.labels) || '(none)'}, image ${p.containers.find((c) => DNS_IMAGE.test(c.image ?? ''))!.image}`,
+      ),
+    ),
+    next:
+      (Object.keys(fix).length > 0 ? selectorPatch(dns, fix) : undefined) ??
+      kubectl('kube-system', 'get', 'service', 'kube-dns', '-o', 'yaml'),
+  };
+}
 
 export function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
   const next = kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-dns', '-o', 'wide');
@@ -69,6 +116,13 @@ export function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
     ),
   ].map((l) => read(l));
   if (readyEps.length === 0) {
+    const unmatched = pods.length === 0 ? selectorMisses(ctx, dns) : undefined;
+    if (unmatched)
+      return finding('coredns-unavailable', 'fail', unmatched.title, {
+        explanation: `Every DNS query in the cluster goes to the kube-dns ClusterIP ${dns.clusterIP}, and ${unmatched.why}. With no ready endpoint behind it, kube-proxy rejects the queries, so every name lookup fails, for this Service and all others; clients that use a ClusterIP directly still work.`,
+        evidence: [...evidence, ...unmatched.evidence],
+        next: unmatched.next,
+      });
     const first = pods[0] ? whyNotReady(pods[0]) : undefined;
     const why = !first
       ? 'there are no CoreDNS Pods at all (the coredns Deployment scaled to 0, or deleted)'

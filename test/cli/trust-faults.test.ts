@@ -1,0 +1,75 @@
+// Faults a reviewer made by hand in a bundled snapshot (r145), made here in a copy: each case runs
+// the built CLI and asserts the root cause, the next command and the marks a run may claim.
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '../../src/core/model.js';
+import { kdebug, ROOT, type CliResult } from '../support/cli.js';
+
+const WIDE = { COLUMNS: '200' };
+
+const svc = (dir: string, ...more: string[]) =>
+  kdebug(['svc', '--snapshot', dir, '--no-color', ...more], { env: WIDE });
+
+/** Runs `test` on a copy of a bundled snapshot changed by `edit` (its objects, its files). */
+function withFault(
+  name: string,
+  edit: (dir: string, objects: KubeObject[]) => void,
+  test: (dir: string) => void,
+): void {
+  const dir = mkdtempSync(join(tmpdir(), 'kdebug-fault-'));
+  try {
+    cpSync(join(ROOT, 'snapshots', name), dir, { recursive: true });
+    const file = join(dir, 'objects.json');
+    const list = JSON.parse(readFileSync(file, 'utf8')) as { items: KubeObject[] };
+    edit(dir, list.items);
+    writeFileSync(file, JSON.stringify(list));
+    test(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The mark and the line of one step, as a wide terminal prints it. */
+function step(r: CliResult, title: string): string {
+  const line = r.stdout.split('\n').find((l) => new RegExp(`^ \\S +\\d+ ${title} {2,}`).test(l));
+  assert.ok(line, `no ${title} step in:\n${r.stdout}${r.stderr}`);
+  return line.replace(/^ (\S) +\d+ \S+(?: \S+)*? {2,}/, '$1 ');
+}
+
+describe('r145 faults', () => {
+  // before: "there are no CoreDNS Pods at all", Next: scale deployment coredns (changes nothing)
+  it("kube-dns's selector matching no CoreDNS Pod is the root, and the patch its next", () =>
+    withFault(
+      'nginx-svc',
+      (_dir, objects) => {
+        const dns = objects.find(
+          (o) => o.kind === 'Service' && o.metadata?.name === 'kube-dns',
+        ) as KubeObject & { spec: { selector: Record<string, string> } };
+        dns.spec.selector = { 'k8s-app': 'kube-dns-x' };
+        // the endpoint controller then empties its slices
+        for (const o of objects)
+          if (
+            o.kind === 'EndpointSlice' &&
+            o.metadata?.labels?.['kubernetes.io/service-name'] === 'kube-dns'
+          )
+            (o as KubeObject & { endpoints: unknown[] }).endpoints = [];
+      },
+      (dir) => {
+        const r = svc(dir);
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(
+          step(r, 'DNS'),
+          /^✗ kube-dns has no endpoints: its selector k8s-app=kube-dns-x matches none of the CoreDNS Pods\b/,
+        );
+        assert.doesNotMatch(r.stdout, /no CoreDNS Pods at all|scale deployment/);
+        assert.match(r.stdout, /Pod coredns-5c98db65d4-gtwn8: Ready, labels k8s-app=kube-dns,/);
+        assert.match(
+          r.stdout,
+          /^Next: kubectl -n kube-system patch service kube-dns --type=merge -p '\{"spec":\{"selector":\{"k8s-app":"kube-dns"\}\}\}'$/m,
+        );
+      },
+    ));
+});
