@@ -1,7 +1,7 @@
 // The guided diagnosis: every step in order over the same Facts, into one Report. Pure and total:
 // partial facts (a live run still collecting) give pending steps, never an exception.
 import type { Analysis } from './nodes/analysis.js';
-import { portText } from './checks/service.js';
+import { portText, targetNotCaptured } from './checks/service.js';
 import { finding, isPending, pending, serviceKind, type Check } from './checks/check.js';
 import { CheckContext, type DiagnoseOptions, type DiagnosedService } from './checks/context.js';
 import { dnsCheck } from './checks/dns/dns.js';
@@ -165,6 +165,8 @@ function firstProblem(steps: Step[]): FirstProblem | undefined {
   return undefined;
 }
 
+const optional = <T>(x: T | undefined): T[] => (x === undefined ? [] : [x]);
+
 const nodesOf = (nodes: NonNullable<Report['nodes']>) => (nodes.length > 0 ? { nodes } : {});
 
 export function diagnose(
@@ -206,7 +208,8 @@ export function diagnose(
       // a Cilium node's agent settings, with where each was read (as drift and expect say them)
       ...nodesOf(ciliumNodesStated(ctx)),
     },
-    notRead(facts, ctx.analysis.nodeErrors),
+    // a Service the snapshot does not hold was not read: the run could not check it (exit 2)
+    [...notRead(facts, ctx.analysis.nodeErrors), ...optional(targetNotCaptured(ctx))],
   );
 }
 

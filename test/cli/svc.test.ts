@@ -37,14 +37,21 @@ describe('kdebug svc (built CLI)', () => {
     assert.equal(r.stdout, golden('selector-typo.json'));
   });
 
-  it('says "did you mean" for a Service that does not exist, exit 1', () => {
-    const r = kdebug(['svc', 'ngnix-svc', '--snapshot', 'snapshots/nginx-svc', '-o', 'text']);
-    assert.equal(r.code, 1);
-    assert.match(r.stdout, /Did you mean\s+"nginx-svc"\?/);
-    assert.match(
-      r.stdout,
-      /^Next: kdebug svc nginx-svc -n default --snapshot snapshots\/nginx-svc$/m,
-    );
+  // a capture of nginx-svc read Services by name: it cannot say ngnix-svc does not exist
+  it('a Service a snapshot of another did not capture is not read, exit 2, pointing at the one it holds', () => {
+    const r = kdebug([
+      'svc',
+      'ngnix-svc',
+      '--snapshot',
+      'snapshots/nginx-svc',
+      '-o',
+      'text',
+      '--verbose',
+    ]);
+    assert.equal(r.code, 2);
+    assert.match(r.stdout, /^ \? +1 Service +Service default\/ngnix-svc was not captured$/m);
+    assert.doesNotMatch(r.stdout, /does not exist|Did you mean|NXDOMAIN/);
+    assert.match(r.stdout, /^ +kdebug svc nginx-svc -n default --snapshot snapshots\/nginx-svc$/m);
   });
 
   it('NAME:PORT and NAME:PORTNAME diagnose that port alone; a port the Service lacks fails step 1', () => {

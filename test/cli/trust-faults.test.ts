@@ -72,4 +72,35 @@ describe('r145 faults', () => {
         );
       },
     ));
+
+  // before: "✗ Service foo/nginx-svc does not exist … NXDOMAIN", exit 1, JSON partial false
+  it('a Service a one-Service snapshot did not capture is not read: exit 2, named in notRead', () => {
+    const r = kdebug([
+      'svc',
+      'nginx-svc',
+      '-n',
+      'foo',
+      '--snapshot',
+      'snapshots/nginx-svc',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    const doc = JSON.parse(r.stdout) as {
+      partial: boolean;
+      notRead: { what: string; why: string }[];
+      steps: { findings: { id: string; status: string; evidence: { kind: string }[] }[] }[];
+    };
+    assert.equal(doc.partial, true);
+    assert.deepEqual(
+      doc.notRead.map((n) => n.what),
+      ['Service foo/nginx-svc'],
+    );
+    assert.match(doc.notRead[0]!.why, /taken for default\/nginx-svc/);
+    const [f] = doc.steps[0]!.findings;
+    assert.deepEqual(
+      [f!.id, f!.status, f!.evidence.map((e) => e.kind)],
+      ['service-not-captured', 'skip', ['not-observed']],
+    );
+  });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diagnose } from '../../src/core/diagnose.js';
 import { reportJson } from '../../src/output/json.js';
-import { aService, facts, healthy, TARGET } from '../core/checks/builders.js';
+import { aService, facts, healthy, listedWhole, TARGET } from '../core/checks/builders.js';
 
 describe('JSON output', () => {
   it('is the Report with schemaVersion and every finding field', () => {
@@ -36,7 +36,9 @@ describe('JSON output', () => {
   });
 
   it('carries the failing finding of a missing Service', () => {
-    const doc = JSON.parse(reportJson(diagnose(facts([aService({ name: 'wbe' })]), TARGET)));
+    const doc = JSON.parse(
+      reportJson(diagnose(listedWhole(facts([aService({ name: 'wbe' })])), TARGET)),
+    );
     assert.equal(doc.status, 'fail');
     assert.equal(doc.service, null);
     assert.deepEqual(

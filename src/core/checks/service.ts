@@ -1,7 +1,9 @@
 // Step 1: does the Service exist, and what is it? Headless and ExternalName Services are said
 // to be what they are, since most of the later steps do not apply to them.
 import type { Service, ServicePort } from '../kube/objects.js';
-import { read } from '../findings/evidence.js';
+import { read, unseen } from '../findings/evidence.js';
+import { listedWhole, serviceListScope } from '../facts/service-list-scope.js';
+import type { NotRead } from '../facts/not-read.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../findings/next-command.js';
 import { type Check, count, findingOf, labelText, list, pending } from './check.js';
@@ -77,7 +79,50 @@ export function similarServices(
     .map((x) => x.s);
 }
 
+/** What the snapshot holds, when the target is not in the facts and they do not list its
+ * namespace's Services whole (a snapshot of another Service): not read, rather than missing. The
+ * API's own answer that it is not there (a live run's suggestions) is no such case. */
+function snapshotHolds(ctx: CheckContext): string | undefined {
+  if (ctx.service || ctx.options.suggestions !== undefined) return undefined;
+  const scope = serviceListScope(ctx.facts);
+  if (listedWhole(scope, ctx.target.namespace)) return undefined;
+  const { service: held, namespace: heldNs } = ctx.facts.meta;
+  if (scope.kind === 'namespace') return `lists the Services of namespace ${scope.namespace} only`;
+  return typeof held === 'string'
+    ? `was taken for ${typeof heldNs === 'string' ? `${heldNs}/` : ''}${held} and read only the Services it needed, by name`
+    : "lists no namespace's Services whole";
+}
+
+/** The target as a read the run could not make, when the snapshot does not hold it. */
+export function targetNotCaptured(ctx: CheckContext): NotRead | undefined {
+  const holds = snapshotHolds(ctx);
+  const { namespace, service } = ctx.target;
+  return holds
+    ? { what: `Service ${namespace}/${service}`, why: `not captured: this snapshot ${holds}` }
+    : undefined;
+}
+
+function notCaptured(ctx: CheckContext, holds: string): Finding {
+  const { namespace, service } = ctx.target;
+  // only the Services the snapshot holds: it says nothing of any other
+  const held = similarServices(ctx.view.services, namespace, service)[0];
+  return finding(
+    'service-not-captured',
+    'skip',
+    `Service ${namespace}/${service} was not captured`,
+    {
+      explanation: `This snapshot ${holds}: whether ${namespace}/${service} exists is not known here, and no later step can look at it.${held ? ` It holds ${held.namespace}/${held.name}.` : ''}`,
+      evidence: [unseen(`Service ${namespace}/${service}: not in this snapshot, which ${holds}`)],
+      next: held
+        ? kdebug(['svc', valid.name(held.name), '-n', valid.namespace(held.namespace)])
+        : kubectl(namespace, 'get', 'service', valid.name(service)),
+    },
+  );
+}
+
 function notFound(ctx: CheckContext): Finding {
+  const holds = snapshotHolds(ctx);
+  if (holds) return notCaptured(ctx, holds);
   const { namespace, service } = ctx.target;
   const suggestions =
     ctx.options.suggestions ?? similarServices(ctx.view.services, namespace, service);

@@ -6,6 +6,7 @@ export const STEP_FINDING_IDS = {
   service: [
     'service-found',
     'service-not-found',
+    'service-not-captured',
     'service-port-not-found',
     'service-headless',
     'service-external-name',

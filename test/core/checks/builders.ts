@@ -256,6 +256,13 @@ export function facts(objects: KubeObject[], nodes: Facts['nodes'] = {}): Facts 
   return { objects, nodes, meta: { context: 'test' } };
 }
 
+/** Facts whose Service lists are whole, as a live run's or `snapshot save --all -A`'s are: "no
+ * Service X" then means the API has none (facts/service-list-scope.ts). */
+export const listedWhole = (f: Facts): Facts => ({
+  ...f,
+  meta: { ...f.meta, capturedAt: '2026-01-01T00:00:00Z' },
+});
+
 /** A healthy two-node cluster around "web". */
 export function healthy(): KubeObject[] {
   return [aService(), anEndpointSlice(), ...webPods(), ...twoNodes(), ...kubeDns(), ...kubeProxy()];

@@ -6,7 +6,7 @@ import {
 } from '../../../src/core/findings/next-command.js';
 import { describe, it } from 'node:test';
 import { serviceCheck, similarServices } from '../../../src/core/checks/service.js';
-import { aService, facts, ids, run, TARGET } from './builders.js';
+import { aService, facts, ids, listedWhole, run, TARGET } from './builders.js';
 
 /** A next command as the person's terminal shows it. */
 const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
@@ -96,10 +96,39 @@ describe('service step', () => {
   ];
   for (const c of cases)
     it(c.name, () => {
-      const found = run(serviceCheck, facts(c.objects));
+      const found = run(serviceCheck, listedWhole(facts(c.objects)));
       assert.deepEqual(ids(found), c.want);
       if (c.text) assert.match(`${found[0]!.title} ${found[0]!.explanation}`, c.text);
     });
+
+  // before: "Service default/web does not exist", exit 1, from a capture of another Service
+  it('a Service missing from facts that list no namespace whole was not captured, not missing', () => {
+    const one = facts([aService({ name: 'wbe' })]);
+    one.meta = {
+      ...one.meta,
+      namespace: 'default',
+      service: 'wbe',
+      capturedAt: '2026-01-01T00:00:00Z',
+    };
+    const [f] = run(serviceCheck, one);
+    assert.deepEqual(ids([f!]), ['service-not-captured:skip']);
+    assert.match(
+      f!.explanation,
+      /was taken for default\/wbe .*whether default\/web exists is not known/,
+    );
+    assert.deepEqual(
+      f!.evidence.map((e) => e.kind),
+      ['not-observed'],
+    );
+    // `--all -n default` lists default whole: there it is missing
+    const ns = { ...one, meta: { ...one.meta, service: undefined } };
+    assert.deepEqual(ids(run(serviceCheck, ns)), ['service-not-found:fail']);
+    const other = { ...one, meta: { ...ns.meta, namespace: 'prod' } };
+    assert.match(
+      run(serviceCheck, other)[0]!.explanation,
+      /lists the Services of namespace prod only/,
+    );
+  });
 
   it('points the next command at the best suggestion', () => {
     const [f] = run(serviceCheck, facts([aService({ namespace: 'prod' })]));
