@@ -103,4 +103,19 @@ describe('r145 faults', () => {
       ['service-not-captured', 'skip', ['not-observed']],
     );
   });
+
+  // before: "✓ 5 DNS vm-12-7-centos: …", "✓ 8 Reachability … answers from vm-12-7-centos"
+  it('a node whose outputs a snapshot left out is said by every step that probes from the nodes', () =>
+    withFault(
+      'nginx-svc',
+      (dir) => rmSync(join(dir, 'nodes', 'vm-12-11-centos'), { recursive: true }),
+      (dir) => {
+        const r = svc(dir);
+        assert.match(step(r, 'DNS'), /^◐ .*not recorded on vm-12-11-centos$/);
+        assert.match(
+          step(r, 'Reachability'),
+          /^◐ ClusterIP 10\.1\.190\.219:8080 answers from vm-12-7-centos; no probe from vm-12-11-centos$/,
+        );
+      },
+    ));
 });

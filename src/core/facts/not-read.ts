@@ -148,6 +148,17 @@ export function notRead(facts: Facts, errors: NodeErrors = nodeErrorsOf(facts)):
   ];
 }
 
+/** Of `nodes` (those the run speaks for), the ones a kdebug capture (capturedAt) recorded nothing
+ * of, with no error, while it recorded others: their outputs left out of the snapshot. Facts
+ * kdebug did not capture say nothing of which nodes it meant to read. */
+export function nodesNotRecorded(facts: Facts, nodes: string[], errors: NodeErrors): string[] {
+  if (typeof facts.meta.capturedAt !== 'string') return [];
+  const recorded = (n: string) => Object.keys(facts.nodes[n] ?? {}).length > 0;
+  if (!nodes.some(recorded)) return [];
+  const tried = new Set(errors.nodes());
+  return nodes.filter((n) => !recorded(n) && !tried.has(n));
+}
+
 const MIB = 1024 * 1024;
 
 /** The most one node command may print, and one input or API answer may hold (--max-output-mib). */

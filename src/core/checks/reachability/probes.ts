@@ -5,6 +5,7 @@ import { seen, unseen } from '../../findings/evidence.js';
 import { hostPort } from '../../ipv6.js';
 import type { Evidence } from '../../model.js';
 import type { ProbeResult } from '../../nodes/outputs.js';
+import { nodesNotRecorded } from '../../facts/not-read.js';
 import type { CheckContext } from '../context.js';
 import { isWindows, type ServicePort } from '../../kube/objects.js';
 
@@ -61,8 +62,8 @@ export function idleProbers(ctx: CheckContext): string[] {
   const probing = new Set(probingNodes(ctx));
   if (probing.size === 0) return [];
   const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
-  // nodes kdebug read something of (or tried to), that ran no probe
-  const tried = new Set(ctx.analysis.nodeErrors.nodes());
+  // nodes kdebug read something of (or tried to), or whose outputs a snapshot left out
+  const tried = new Set([...ctx.analysis.nodeErrors.nodes(), ...unrecordedNodes(ctx)]);
   return ctx
     .nodeNames()
     .filter(
@@ -71,6 +72,14 @@ export function idleProbers(ctx: CheckContext): string[] {
         !windows.has(n) &&
         (Object.keys(ctx.facts.nodes[n] ?? {}).length > 0 || tried.has(n)),
     );
+}
+
+/** Linux nodes the run speaks for that its capture recorded nothing of (facts/not-read.ts). */
+export function unrecordedNodes(ctx: CheckContext): string[] {
+  if (ctx.waiting('nodes')) return [];
+  const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
+  const linux = ctx.nodeNames().filter((n) => !windows.has(n));
+  return nodesNotRecorded(ctx.facts, linux, ctx.analysis.nodeErrors);
 }
 
 export interface Probed {
