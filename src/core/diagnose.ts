@@ -2,6 +2,7 @@
 // partial facts (a live run still collecting) give pending steps, never an exception.
 import type { Analysis } from './nodes/analysis.js';
 import { portText, targetNotCaptured } from './checks/service.js';
+import { unrecordedNodes } from './checks/reachability/probes.js';
 import { finding, isPending, pending, serviceKind, type Check } from './checks/check.js';
 import { CheckContext, type DiagnoseOptions, type DiagnosedService } from './checks/context.js';
 import { dnsCheck } from './checks/dns/dns.js';
@@ -29,7 +30,7 @@ import {
   type Step,
 } from './model.js';
 import { resolveNext, type Invocation } from './findings/next-command.js';
-import { notRead, type NotRead } from './facts/not-read.js';
+import { nodeNotRecorded, notRead, type NotRead } from './facts/not-read.js';
 
 export type { DiagnoseOptions, DiagnosedService } from './checks/context.js';
 export type { NodeProbe } from './checks/reachability/probes.js';
@@ -209,7 +210,11 @@ export function diagnose(
       ...nodesOf(ciliumNodesStated(ctx)),
     },
     // a Service the snapshot does not hold was not read: the run could not check it (exit 2)
-    [...notRead(facts, ctx.analysis.nodeErrors), ...optional(targetNotCaptured(ctx))],
+    [
+      ...notRead(facts, ctx.analysis.nodeErrors),
+      ...optional(targetNotCaptured(ctx)),
+      ...unrecordedNodes(ctx).map(nodeNotRecorded),
+    ],
   );
 }
 

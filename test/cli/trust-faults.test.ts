@@ -118,4 +118,21 @@ describe('r145 faults', () => {
         );
       },
     ));
+
+  // before: JSON "verdict":"partial" beside "partial":false, "notRead":[], exit 0
+  it('a node whose outputs a snapshot left out is named in notRead: partial, exit 2', () =>
+    withFault(
+      'nginx-svc',
+      (dir) => rmSync(join(dir, 'nodes', 'vm-12-11-centos'), { recursive: true }),
+      (dir) => {
+        const r = kdebug(['svc', '--snapshot', dir, '-o', 'json']);
+        assert.equal(r.code, 2, r.stderr);
+        const doc = JSON.parse(r.stdout) as { partial: boolean; notRead: { what: string }[] };
+        assert.equal(doc.partial, true);
+        assert.deepEqual(
+          doc.notRead.map((n) => n.what),
+          ['node vm-12-11-centos'],
+        );
+      },
+    ));
 });

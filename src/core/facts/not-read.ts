@@ -159,6 +159,12 @@ export function nodesNotRecorded(facts: Facts, nodes: string[], errors: NodeErro
   return nodes.filter((n) => !recorded(n) && !tried.has(n));
 }
 
+/** A node of `nodesNotRecorded` as a read the run did not make. */
+export const nodeNotRecorded = (node: string): NotRead => ({
+  what: `node ${node}`,
+  why: `nothing of it recorded (no nodes/${node}/ in the snapshot), so every step speaks for the other nodes only`,
+});
+
 const MIB = 1024 * 1024;
 
 /** The most one node command may print, and one input or API answer may hold (--max-output-mib). */
