@@ -135,4 +135,40 @@ describe('r145 faults', () => {
         );
       },
     ));
+
+  /** nginx-svc with the rules of vm-12-11-centos's dump that `drop` matches deleted. */
+  const withoutRule = (drop: RegExp, test: (dir: string) => void) =>
+    withFault(
+      'nginx-svc',
+      (dir) => {
+        const file = join(dir, 'nodes', 'vm-12-11-centos', 'iptables-save.txt');
+        const lines = readFileSync(file, 'utf8').split('\n');
+        const kept = lines.filter((l) => !drop.test(l));
+        assert.equal(kept.length, lines.length - 1, 'one rule deleted');
+        writeFileSync(file, kept.join('\n'));
+      },
+      test,
+    );
+
+  // before: "✓ 10 Hairpin a Pod reaching itself through the Service is masqueraded" beside Rules' finding
+  for (const [name, drop, lacks] of [
+    [
+      'the masquerade of marked packets',
+      /^-A KUBE-POSTROUTING .*--mark 0x4000\/0x4000 -j MASQUERADE/,
+      /vm-12-11-centos does not masquerade the packets KUBE-MARK-MASQ marks/,
+    ],
+    [
+      "Pods' entry jump",
+      /^-A PREROUTING .*-j KUBE-SERVICES/,
+      /nat PREROUTING on vm-12-11-centos does not jump to KUBE-SERVICES/,
+    ],
+  ] as const)
+    it(`hairpin on a node without ${name} is not a pass there`, () =>
+      withoutRule(drop, (dir) => {
+        const r = svc(dir);
+        assert.equal(r.code, 1, r.stderr);
+        const line = step(r, 'Hairpin');
+        assert.match(line, /^! nginx-55fc968d9-4pddn cannot reach itself through the Service: /);
+        assert.match(line, lacks);
+      }));
 });

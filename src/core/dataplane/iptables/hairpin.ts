@@ -3,6 +3,7 @@
 import type { StateLine } from '../dataplane.js';
 import { BRIDGE_NOTE, type Hairpin, type HairpinQuery } from '../hairpin.js';
 import type { Ruleset, Table } from './read/parse.js';
+import { jumpsTo, postroutingMasquerades } from './drift/node.js';
 
 export const IPTABLES_HAIRPIN =
   "Each endpoint's KUBE-SEP chain on its own node marks hairpin traffic for masquerade.";
@@ -14,10 +15,12 @@ export function iptablesHairpin(rs: Ruleset, source: string, q: HairpinQuery): H
   const nat = rs.table('nat', familyWord(q.ip));
   if (ep.hairpinMasquerade === null) return { kind: 'not-checked', why: unknownWhy(nat, ep.chain) };
   if (ep.hairpinMasquerade)
-    return {
-      kind: 'masqueraded',
-      lines: chainLines(nat, source, ep.chain, (id) => nat?.target(id) === 'KUBE-MARK-MASQ'),
-    };
+    return (
+      nodePath(nat!, source, q) ?? {
+        kind: 'masqueraded',
+        lines: chainLines(nat, source, ep.chain, (id) => nat?.target(id) === 'KUBE-MARK-MASQ'),
+      }
+    );
   return {
     kind: 'missing',
     title: `${ep.chain} on ${q.node} has no masquerade rule`,
@@ -30,6 +33,42 @@ export function iptablesHairpin(rs: Ruleset, source: string, q: HairpinQuery): H
       'service-rules-missing',
       'service-chain-missing',
     ],
+  };
+}
+
+/** What the node lacks around a marked endpoint chain: a Pod's connection enters through nat
+ * PREROUTING, and the mark is only masqueraded by KUBE-POSTROUTING. Undefined where both hold. */
+function nodePath(nat: Table, source: string, q: HairpinQuery): Hairpin | undefined {
+  const who = `${q.podName ?? 'the Pod'} (${q.ip})`;
+  if (!jumpsTo(nat, 'PREROUTING', 'KUBE-SERVICES'))
+    return {
+      kind: 'missing',
+      title: `nat PREROUTING on ${q.node} does not jump to KUBE-SERVICES`,
+      explanation: `A connection from ${who} enters ${q.node} through nat PREROUTING, which does not jump to KUBE-SERVICES: it is never DNATed to the Service's endpoints, so it never reaches its own endpoint chain and its masquerade rule. kube-proxy adds the jump on its next full sync: delete its Pod on ${q.node}.`,
+      lines: chainLines(nat, source, 'PREROUTING'),
+      next: 'restart-kube-proxy',
+      causes: ['entry-jump-missing'],
+    };
+  // the mark KUBE-MARK-MASQ sets on this node, as read
+  let mark = 0;
+  for (const r of nat.chain('KUBE-MARK-MASQ')?.rules ?? [])
+    if (r.target?.kind === 'mark') mark = ((mark & ~r.target.mask) ^ r.target.value) >>> 0;
+  if (
+    mark !== 0 &&
+    jumpsTo(nat, 'POSTROUTING', 'KUBE-POSTROUTING') &&
+    postroutingMasquerades(nat, mark)
+  )
+    return undefined;
+  return {
+    kind: 'missing',
+    title: `${q.node} does not masquerade the packets KUBE-MARK-MASQ marks`,
+    explanation: `The endpoint chain marks the connection of ${who} to itself for masquerade, but on ${q.node} ${mark === 0 ? 'KUBE-MARK-MASQ sets no mark' : 'nat POSTROUTING (through KUBE-POSTROUTING) does not masquerade that mark'}: the reply goes back inside the Pod from its own address and the connection hangs. kube-proxy rewrites these rules on its next full sync: delete its Pod on ${q.node}. ${BRIDGE_NOTE}`,
+    lines: [
+      ...chainLines(nat, source, 'KUBE-MARK-MASQ'),
+      ...chainLines(nat, source, 'KUBE-POSTROUTING'),
+    ],
+    next: 'restart-kube-proxy',
+    causes: ['masquerade-missing'],
   };
 }
 

@@ -9,7 +9,7 @@ import type { OrphanChain } from '../../trees.js';
 import { ruleMatches } from '../trace/match.js';
 import type { PacketState } from '../../trace/packet.js';
 
-const jumpsTo = (t: Table | undefined, chain: string, target: string) =>
+export const jumpsTo = (t: Table | undefined, chain: string, target: string) =>
   t?.chain(chain)?.ruleIds.some((id) => t.target(id) === target) ?? false;
 
 const fixed = (c: DriftContext, table: 'nat' | 'filter', chain: string) =>
@@ -108,7 +108,7 @@ function masquerading(c: DriftContext): void {
 }
 
 /** Walks KUBE-POSTROUTING for a packet carrying `mark`: is it masqueraded? */
-function postroutingMasquerades(nat: Table, mark: number): boolean {
+export function postroutingMasquerades(nat: Table, mark: number): boolean {
   const pkt: PacketState = {
     src: 0,
     dst: 0,
