@@ -171,4 +171,45 @@ describe('r145 faults', () => {
         assert.match(line, /^! nginx-55fc968d9-4pddn cannot reach itself through the Service: /);
         assert.match(line, lacks);
       }));
+
+  // before: "◐ 5 DNS … A lookup of nginx-svc.default.svc.cluster.lan not recorded", exit 0
+  it("a Corefile zone other than kubelet's clusterDomain fails DNS from the NXDOMAIN recorded", () =>
+    withFault(
+      'nginx-svc',
+      (dir, objects) => {
+        const coredns = objects.find(
+          (o) => o.kind === 'ConfigMap' && o.metadata?.name === 'coredns',
+        ) as KubeObject & { data: { Corefile: string } };
+        coredns.data.Corefile = coredns.data.Corefile.replace(
+          'kubernetes cluster.local',
+          'kubernetes cluster.lan',
+        );
+        // what dig printed on a node of that cluster (r145's f15): CoreDNS has no such name
+        for (const node of ['vm-12-11-centos', 'vm-12-7-centos'])
+          writeFileSync(
+            join(
+              dir,
+              'nodes',
+              node,
+              'dns-lookup_A_nginx-svc.default.svc.cluster.local_10.1.0.10.txt',
+            ),
+            ';; ->>HEADER<<- opcode: QUERY, status: NXDOMAIN, id: 33909\n;; flags: qr aa rd; QUERY: 1, ANSWER: 0, AUTHORITY: 0, ADDITIONAL: 0\n\nkdebug-probe dns-lookup tool=dig exit=0\n',
+          );
+      },
+      (dir) => {
+        const r = svc(dir, '--verbose');
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(
+          step(r, 'DNS'),
+          /^✗ nginx-svc\.default\.svc\.cluster\.local A -> NXDOMAIN: no such name, expected 10\.1\.190\.219/,
+        );
+        assert.match(
+          r.stdout,
+          /CoreDNS serves cluster\.lan .*kubelet gives Pods the cluster domain cluster\.local/s,
+        );
+        assert.match(r.stdout, /kubelet configuration: clusterDomain: cluster\.local/);
+        assert.doesNotMatch(r.stdout, /svc\.cluster\.lan/);
+        assert.match(r.stdout, /^Next: kubectl -n kube-system get configmap coredns -o yaml$/m);
+      },
+    ));
 });

@@ -1,12 +1,12 @@
 // What the recorded lookups of the Service's names against kube-dns returned on each node,
 // compared with the records the Service should have; alike answers on many nodes fold into one.
-import { computed, unseen } from '../../findings/evidence.js';
+import { computed, read, unseen } from '../../findings/evidence.js';
 import type { Finding } from '../../model.js';
 import { kubectl, onNode, valid, w } from '../../findings/next-command.js';
 import { type Cause, consequence, FEW_NODES, findingOf, foldNodes, listFew } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { idleProbers, probeSeen, probingNodes, type NodeProbe } from '../reachability/probes.js';
-import { plannedLookups, type Expected } from './records.js';
+import { corefileZones, kubeletDomain, plannedLookups, type Expected } from './records.js';
 
 const finding = findingOf('dns');
 
@@ -108,6 +108,7 @@ export function lookups(
       }
       const refused = result.failure === 'refused';
       const silent = result.failure !== undefined;
+      const zone = result.rcode === 'NXDOMAIN' ? zoneMismatch(ctx) : undefined;
       const expectedText = want.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN';
       const what = silent
         ? `lookup of ${exp.name} ${refused ? 'refused' : 'timed out'}`
@@ -123,9 +124,13 @@ export function lookups(
               ? `The lookup against kube-dns ${server} from node ${node} was refused: nothing answers DNS behind the ClusterIP (with no ready CoreDNS endpoint, kube-proxy rejects the queries).`
               : silent
                 ? `The lookup against kube-dns ${server} from node ${node} got no answer: CoreDNS is not reachable through its ClusterIP from there (its Pods, or the Pod network between this node and them).`
-                : `CoreDNS answered differently from what the Service objects say. A stale answer usually means CoreDNS cannot watch the API server (check its logs); NXDOMAIN for an existing Service means a wrong zone or namespace.`,
-            evidence: ev,
-            next: kubectl('kube-system', 'logs', '-l', 'k8s-app=kube-dns', '--tail=50'),
+                : zone
+                  ? `CoreDNS serves ${zone.served.join(', ')} (its Corefile's kubernetes plugin), while kubelet gives Pods the cluster domain ${zone.kubelet}: every Service name under ${zone.kubelet}, the ones Pods search, is NXDOMAIN. Make the Corefile's kubernetes zone ${zone.kubelet}, or kubelet's clusterDomain the zone CoreDNS serves.`
+                  : `CoreDNS answered differently from what the Service objects say. A stale answer usually means CoreDNS cannot watch the API server (check its logs); NXDOMAIN for an existing Service means a wrong zone or namespace.`,
+            evidence: [...ev, ...(zone?.evidence ?? [])],
+            next: zone
+              ? kubectl('kube-system', 'get', 'configmap', 'coredns', '-o', 'yaml')
+              : kubectl('kube-system', 'logs', '-l', 'k8s-app=kube-dns', '--tail=50'),
             node,
           }),
           cause,
@@ -161,4 +166,19 @@ export function lookups(
       ),
     );
   return out;
+}
+
+/** Kubelet's cluster domain (the one Pods search) when the Corefile, read, does not serve it. */
+function zoneMismatch(ctx: CheckContext) {
+  const kubelet = kubeletDomain(ctx);
+  const served = corefileZones(ctx);
+  if (!kubelet || served.length === 0 || served.includes(kubelet)) return undefined;
+  return {
+    kubelet,
+    served,
+    evidence: [
+      read(`ConfigMap kube-system/coredns: Corefile kubernetes ${served.join(' ')}`),
+      read(`kubelet configuration: clusterDomain: ${kubelet}`),
+    ],
+  };
 }

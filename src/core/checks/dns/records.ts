@@ -4,8 +4,14 @@ import type { Service } from '../../kube/objects.js';
 import type { CheckContext } from '../context.js';
 import type { NodeProbe } from '../reachability/probes.js';
 
-/** The cluster domain: the first zone of the Corefile's kubernetes plugin, else cluster.local. */
+/** The cluster domain Pods search: kubelet's clusterDomain (it writes their resolv.conf), else the
+ * first zone of the Corefile's kubernetes plugin, else cluster.local. */
 export function clusterDomain(ctx: CheckContext): string {
+  return kubeletDomain(ctx) ?? corefileZones(ctx)[0] ?? 'cluster.local';
+}
+
+/** The zones the Corefile's kubernetes plugin serves (reverse zones left out), as read. */
+export function corefileZones(ctx: CheckContext): string[] {
   const corefile = ctx.view.configMaps.find(
     (c) => c.namespace === 'kube-system' && c.name === 'coredns',
   )?.data['Corefile'];
@@ -13,7 +19,15 @@ export function clusterDomain(ctx: CheckContext): string {
     kubernetesPlugin(corefile ?? '')
       ?.zones.trim()
       .split(/\s+/) ?? [];
-  return zones.find((z) => !z.endsWith('.arpa'))?.replace(/\.$/, '') ?? 'cluster.local';
+  return zones.filter((z) => !z.endsWith('.arpa')).map((z) => z.replace(/\.$/, ''));
+}
+
+/** clusterDomain of kubeadm's kubelet configuration (kube-system/kubelet-config[-1.NN]), as read. */
+export function kubeletDomain(ctx: CheckContext): string | undefined {
+  const config = ctx.view.configMaps
+    .filter((c) => c.namespace === 'kube-system' && /^kubelet-config(?:-\d+\.\d+)?$/.test(c.name))
+    .sort((a, b) => b.name.localeCompare(a.name, 'en', { numeric: true }))[0]?.data['kubelet'];
+  return /^clusterDomain:\s*"?([a-z0-9.-]+?)\.?"?\s*$/m.exec(config ?? '')?.[1];
 }
 
 const KUBERNETES_PLUGIN = /^\s*kubernetes\s+([^{\n]+)/;
