@@ -374,6 +374,9 @@ describe('an explanation names only the causes its evidence leaves open', () => 
     const f = rulesOn(metrics(200, 100));
     assert.doesNotMatch(f.explanation, /has not applied|sync or iptables-restore errors/);
     assert.match(f.explanation, /changed after that sync/);
+    // before: its Next was still that kube-proxy's log, which shows nothing of another writer
+    const next = f.next && resolveNext(f.next).argv.join(' ');
+    assert.match(next ?? '', /^kubectl -n kube-system delete pod kube-proxy-\S+$/);
   });
 
   const handMade = (ip: string, more: KubeObject[] = []) =>

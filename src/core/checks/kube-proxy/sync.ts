@@ -25,8 +25,11 @@ export function withSyncShown(ctx: CheckContext, node: string, f: DriftFinding):
   if (!f.drift.notSynced) return f;
   // not in sync: the log of the kube-proxy Pod the facts name on that node
   if (!kubeProxyInSync(ctx, node)) return { ...f, next: kubeProxyLogs(ctx, node) };
+  // its log shows nothing of another writer: restarting it rewrites the rules it owns
+  const pod = kubeProxyPods(ctx).find((p) => p.nodeName === node);
   return {
     ...f,
+    next: pod ? kubectl('kube-system', 'delete', 'pod', valid.name(pod.name)) : f.next,
     advice: `kube-proxy on ${node} reports in its /metrics that its last sync applied every change it was told about, so these rules were changed after that sync (by hand, or by another program), or something else writes them; restarting kube-proxy rewrites every rule it owns.`,
   };
 }
