@@ -70,18 +70,34 @@ describe('IPVS: a real server weight not in the listing', () => {
     assert.match(o!.rules[1]!.effect, /^one real server, its share not known/);
   });
 
-  it('weights listed: each share is its weight over the sum, -w as listed', () => {
-    const r = walk(
-      'TCP  10.96.0.50:80 rr\n  -> 10.244.1.6:80  Masq  3  0  0\n  -> 10.244.1.7:80  Masq  1  0  0\n',
-    );
+  it('weights listed: wrr shares by weight, rr one each whatever the weight, lc none; -w as listed', () => {
+    const walkWith = (scheduler: string) =>
+      walk(
+        `TCP  10.96.0.50:80 ${scheduler}\n  -> 10.244.1.6:80  Masq  3  0  0\n  -> 10.244.1.7:80  Masq  1  0  0\n`,
+      ).outcomes.map((o) => [o.probability, o.shareUnknown]);
+    assert.deepEqual(walkWith('wrr'), [
+      [0.75, undefined],
+      [0.25, undefined],
+    ]);
+    // ip_vs_rr.c goes round every real server of weight above 0, one connection each
+    assert.deepEqual(walkWith('rr'), [
+      [0.5, undefined],
+      [0.5, undefined],
+    ]);
+    const lc = walkWith('lc');
     assert.deepEqual(
-      r.outcomes.map((o) => [o.probability, o.shareUnknown]),
-      [
-        [0.75, undefined],
-        [0.25, undefined],
-      ],
+      lc.map(([p]) => p),
+      [0, 0],
+    );
+    assert.match(
+      String(lc[0]![1]),
+      /^scheduler lc picks the real server by the fewest connections: no fixed share$/,
+    );
+    const r = walk(
+      'TCP  10.96.0.50:80 wrr\n  -> 10.244.1.6:80  Masq  3  0  0\n  -> 10.244.1.7:80  Masq  1  0  0\n',
     );
     assert.equal(r.outcomes[0]!.rules.at(-1)!.rule, '-a -t 10.96.0.50:80 -r 10.244.1.6:80 -m -w 3');
+    assert.match(r.outcomes[0]!.rules[1]!.effect, /^75% branch/);
   });
 
   it('drift: a real server no longer an endpoint, weight unknown, is neither drained nor taken', () => {

@@ -1,7 +1,7 @@
 // IPVS mode's virtual servers read from what people paste: `ipvsadm -Ln` (with the prompt and the
 // command around it) and `ipvsadm-save -n`, into the same Service trees: each real server's share
-// (weight / sum for rr: kube-proxy's weight 1, 0 for a terminating endpoint), persistence as
-// session affinity, the connection-based schedulers said as such. This kernel has no IPVS, so the
+// (one each for rr over the weights above 0: kube-proxy's weight 1, 0 for a terminating endpoint),
+// persistence as session affinity, no share for the connection-based schedulers. This kernel has no IPVS, so the
 // listings are written in ipvsadm 1.31's layout (ipvsadm.c print_service_entry) rather than taken
 // from a live node. IP conventions: Service CIDR 10.96.0.0/16, Pods 10.244.0.0/16, node 192.168.0.10.
 import { ELISION_FORMS } from '../support/elision-forms.js';
@@ -54,9 +54,7 @@ const brief = (text: string) =>
   buildIpvsTrees(parseIpvs(text)).services.map((t) => ({
     id: t.id,
     affinity: t.affinitySeconds,
-    endpoints: t.endpoints.map(
-      (e) => `${e.address} ${e.probability}${e.quirk ? ' (by connections)' : ''}`,
-    ),
+    endpoints: t.endpoints.map((e) => `${e.address} ${e.shareUnknown ? '?' : e.probability}`),
   }));
 
 describe('IPVS listings', () => {
@@ -65,7 +63,7 @@ describe('IPVS listings', () => {
     assert.ok(!isIpvs('*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n'));
   });
 
-  it('read into trees: shares by weight, persistence as affinity, lc by connections, IPv6', () => {
+  it('read into trees: shares of rr, persistence as affinity, none for lc, IPv6', () => {
     assert.deepEqual(brief(LIST), [
       {
         id: 'TCP 10.96.0.10:53',
@@ -76,7 +74,7 @@ describe('IPVS listings', () => {
       {
         id: 'TCP 10.96.7.7:8080',
         affinity: undefined,
-        endpoints: ['10.244.1.8:8080 0.5 (by connections)', '10.244.0.9:8080 0.5 (by connections)'],
+        endpoints: ['10.244.1.8:8080 ?', '10.244.0.9:8080 ?'],
       },
       {
         id: 'TCP [fd00:10:96::be]:80',
@@ -809,18 +807,60 @@ UDP  10.96.0.10:53 rr
   });
 });
 
-describe('IPVS schedulers that do not pick by weight alone', () => {
-  it('say what picks the real server: the connections for lc, a hash of the source for sh', () => {
-    const quirks = (scheduler: string) =>
-      buildIpvsTrees(
-        parseIpvs(
-          `-A -t 10.96.7.7:8080 -s ${scheduler}\n-a -t 10.96.7.7:8080 -r 10.244.1.8:8080 -m -w 1\n-a -t 10.96.7.7:8080 -r 10.244.0.9:8080 -m -w 1\n`,
-        ),
-      ).services[0]!.endpoints.map((e) => e.quirk);
-    assert.deepEqual(quirks('rr'), [undefined, undefined]);
-    assert.match(quirks('lc')[0]!, /picked by the fewest connections/);
-    assert.match(quirks('sh')[0]!, /picked by a hash of the source address/);
-    assert.doesNotMatch(quirks('sh')[0]!, /connections/);
-    assert.match(quirks('mh')[0]!, /Maglev hashing of the source address/);
+describe('IPVS schedulers: the shares the kernel gives by the weights, none where it gives none', () => {
+  const listing = (scheduler: string, w: [number, number]) =>
+    `-A -t 10.96.7.7:8080 -s ${scheduler}\n-a -t 10.96.7.7:8080 -r 10.244.1.8:8080 -m -w ${w[0]}\n-a -t 10.96.7.7:8080 -r 10.244.0.9:8080 -m -w ${w[1]}\n`;
+  const endpoints = (scheduler: string, w: [number, number]) =>
+    buildIpvsTrees(parseIpvs(listing(scheduler, w))).services[0]!.endpoints;
+  const shares = (scheduler: string, w: [number, number]) =>
+    endpoints(scheduler, w).map((e) => (e.shareUnknown ? null : Math.round(e.probability * 100)));
+
+  it('rr goes round the real servers above weight 0, one each (ip_vs_rr.c): weights 1 and 2 are 50/50', () => {
+    assert.deepEqual(shares('rr', [1, 2]), [50, 50]);
+    assert.deepEqual(shares('rr', [0, 2]), [0, 100]);
+  });
+
+  it('wrr picks each as often as its weight (ip_vs_wrr.c): weights 1 and 2 are 33/67', () => {
+    assert.deepEqual(shares('wrr', [1, 2]), [33, 67]);
+    assert.deepEqual(shares('wrr', [3, 0]), [100, 0]);
+  });
+
+  it('the others fix no share: unknown, with what picks the real server', () => {
+    const lc = endpoints('lc', [1, 1]);
+    assert.deepEqual(
+      lc.map((e) => e.shareUnknown),
+      Array(2).fill('scheduler lc picks the real server by the fewest connections: no fixed share'),
+    );
+    assert.match(endpoints('sh', [1, 1])[0]!.shareUnknown!, /by a hash of the source address/);
+    assert.doesNotMatch(endpoints('sh', [1, 1])[0]!.shareUnknown!, /connections/);
+    assert.match(endpoints('mh', [1, 1])[0]!.shareUnknown!, /Maglev hashing of the source address/);
+    assert.match(endpoints('xyz', [1, 1])[0]!.shareUnknown!, /xyz, which kdebug does not model/);
+    for (const s of ['wlc', 'sed', 'nq', 'lblc', 'lblcr', 'dh', 'fo', 'ovf', 'twos'])
+      assert.deepEqual(shares(s, [1, 2]), [null, null], s);
+  });
+
+  it('a lone real server above weight 0 takes every new connection, whatever the scheduler; weight 0 none', () => {
+    assert.deepEqual(shares('lc', [0, 1]), [0, 100]);
+    assert.deepEqual(shares('sh', [5, 0]), [100, 0]);
+  });
+
+  it('text, JSON: an unknown share is "?" with its reason, null in JSON, no percentage', () => {
+    const text = kdebug(['rules', '--file', '-'], { input: listing('lc', [1, 1]) });
+    assert.equal(text.code, 0, text.stderr);
+    // the text wraps at the terminal's width, its tree's rail beside the break
+    const flat = text.stdout.replace(/[\s│]+/g, ' ');
+    assert.ok(
+      flat.includes(
+        '? TCP 10.96.7.7:8080 DNAT -> 10.244.1.8:8080 (share unknown: scheduler lc picks the real server by the fewest connections: no fixed share',
+      ),
+      text.stdout,
+    );
+    assert.doesNotMatch(text.stdout, /50(\.0)?%/);
+    const json = kdebug(['rules', '--file', '-', '-o', 'json'], {
+      input: listing('lc', [100, 10]),
+    });
+    assert.equal(json.code, 0, json.stderr);
+    assert.doesNotMatch(json.stdout, /"probability": ?0\.9/);
+    assert.match(json.stdout, /"probability": ?null/);
   });
 });

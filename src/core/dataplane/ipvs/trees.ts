@@ -1,10 +1,10 @@
 // IPVS virtual servers read into the Service trees of the common model: one tree per Service port
 // where the objects name it (its cluster IP, node ports on each node address, external and
 // load-balancer IPs all merge into it), else one per virtual server ("TCP 10.96.0.10:53"). Each
-// real server is an endpoint with its share: weight / sum of weights for rr and wrr (kube-proxy
-// writes weight 1, and 0 for a terminating endpoint); for the other schedulers what picks the real
-// server (connections, a hash of the source) is said in a quirk. Persistence is session affinity.
-import { pickedBy, picksByWeight } from './schedulers.js';
+// real server is an endpoint with its share as its scheduler fixes it (schedulers.ts: one each for
+// rr, by weight for wrr; kube-proxy writes weight 1, and 0 for a terminating endpoint), else the
+// share unknown with what picks it (connections, a hash of the source). Persistence is affinity.
+import { sharesOf } from './schedulers.js';
 import type { ServicePortName } from '../../model.js';
 import {
   emptyTree,
@@ -177,38 +177,37 @@ function endpointsOf(
   loopBack?: Set<string>,
 ): ServiceTree['endpoints'] {
   const weighed = vs.realServers.every((r) => r.weight !== undefined);
-  const total = vs.realServers.reduce((n, r) => n + (r.weight ?? 0), 0);
-  // with one real server of weight above 0 every scheduler picks it: IPVS skips weight 0
-  const byWeight =
-    picksByWeight(vs.scheduler) || vs.realServers.filter((r) => (r.weight ?? 0) > 0).length < 2;
   const bare = vs.realServers.filter((r) => r.columnsMissing).map((r) => r.line);
-  const unknown = vs.partial
+  const read = vs.partial
     ? `${vs.partial}: the share of each is unknown`
     : bare.length > 0
       ? bareText(bare)
       : weighed
         ? undefined
         : `${VIEW_FLAG[vs.countersOnly ?? view] ?? 'this view'} shows no weights`;
-  return vs.realServers.map((r) => ({
+  const byScheduler = read ? undefined : sharesOf(vs.scheduler, weights(vs));
+  const shares = byScheduler && 'shares' in byScheduler ? byScheduler.shares : undefined;
+  // a quiesced real server (weight 0) takes no new connection, whatever the scheduler
+  const unknownOf = (r: IpvsService['realServers'][number]) =>
+    read ??
+    (byScheduler && 'unknown' in byScheduler && r.weight !== 0 ? byScheduler.unknown : undefined);
+  return vs.realServers.map((r, i) => ({
     ...(r.nameCut ? cutName(r.address) : { address: r.address }),
     chain: vs.protocol === 'fwmark' ? markId(vs) : vsName(vs),
     // direct routing and IP-in-IP keep the virtual address as the destination: no DNAT
     ...(r.forward === 'Route' ? { forward: 'route' as const } : {}),
     ...(r.forward === 'Tunnel' ? { forward: 'tunnel' as const } : {}),
-    probability: total > 0 && r.weight !== undefined ? r.weight / total : 0,
-    ...(unknown ? { shareUnknown: unknown } : {}),
+    probability: shares?.[i] ?? 0,
+    ...(unknownOf(r) ? { shareUnknown: unknownOf(r) } : {}),
     // a cut name's port is not known: no ipset entry to look up
     hairpinMasquerade:
       !r.nameCut && loopBack?.has(loopBackOf(vs.protocol, r.address)) ? true : null,
     affinity: vs.persistent !== undefined,
-    ...(byWeight || unknown
-      ? {}
-      : {
-          quirk: `scheduler ${vs.scheduler ?? 'unknown'}: the real server is picked by ${pickedBy(vs.scheduler)}, not by the weight alone`,
-        }),
     line: r.line,
   }));
 }
+
+const weights = (vs: IpvsService) => vs.realServers.map((r) => r.weight ?? 0);
 
 /** Why no share is stated: these real servers' lines show no columns after the address. */
 const bareText = (lines: number[]) =>

@@ -17,7 +17,7 @@ import type {
   TracePacket,
   TraceResult,
 } from '../../trace/trace.js';
-import { pickedBy, picksByWeight } from '../schedulers.js';
+import { sharesOf } from '../schedulers.js';
 import { FORWARD_FLAG, sentTo } from '../forwarding.js';
 
 export interface IpvsTraceOptions {
@@ -141,22 +141,22 @@ export function traceIpvsPacket(
         }),
       ],
     };
-  const total = live.reduce((n, r) => n + (r.weight ?? 0), 0);
-  const byWeight = picksByWeight(vs.scheduler);
   // with a weight not in the listing no real server's share is known, a lone one's included (at
   // weight 0 it takes nothing)
   const unweighed = live.some((r) => r.weight === undefined);
+  const picked = sharesOf(
+    vs.scheduler,
+    live.map((r) => r.weight ?? 0),
+  );
   // a virtual server read in part (cut inside its real servers, filtered): more may take a share
-  const shareUnknown = unweighed ? 'weight not in the listing' : vs.partial;
+  const shareUnknown = unweighed
+    ? 'weight not in the listing'
+    : (vs.partial ?? ('unknown' in picked ? picked.unknown : undefined));
   if (vs.partial)
     assumptions.push(`${vs.partial}: real servers not read may take a share, so none is known`);
   if (unweighed)
     assumptions.push(
       `a real server's weight is not in the listing: the share of each is not known`,
-    );
-  else if (!byWeight)
-    assumptions.push(
-      `${vs.scheduler !== undefined ? `scheduler ${vs.scheduler}` : 'no scheduler in this view'}: the real server is picked by ${pickedBy(vs.scheduler)}; each is shown with an equal share`,
     );
   const fromOutside = o.clusterCIDR === undefined || !containsAny(o.clusterCIDR, src);
   const marked =
@@ -167,14 +167,8 @@ export function traceIpvsPacket(
     packet,
     enters,
     notes,
-    outcomes: live.map((r) => {
-      const p = shareUnknown
-        ? 0
-        : live.length === 1
-          ? 1
-          : byWeight
-            ? r.weight! / total
-            : 1 / live.length;
+    outcomes: live.map((r, i) => {
+      const p = shareUnknown || !('shares' in picked) ? 0 : picked.shares[i]!;
       const sent = sentTo(r, { src, to: address }, marked);
       const flag = r.forward !== undefined ? FORWARD_FLAG[r.forward] : undefined;
       return outcome({
