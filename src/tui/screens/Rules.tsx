@@ -226,13 +226,17 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
     }
     case 'endpoint': {
       const ep = row.endpoint!;
-      const share = ep.affinity && ep.probability === 0 ? 'affin.' : percent(ep.probability);
+      const share = ep.shareUnknown
+        ? '?'
+        : ep.affinity && ep.probability === 0
+          ? 'affin.'
+          : percent(ep.probability);
       const to =
         ep.address ??
         (ep.inferredIP ? `${ep.inferredIP}:?` : ep.hostStart ? `${ep.hostStart}… (cut):?` : '?');
       return (
         <>
-          <S tone={ep.probability > 0 ? 'text' : 'warn'}>{share.padStart(6)}</S>{' '}
+          <S tone={ep.probability > 0 || ep.shareUnknown ? 'text' : 'warn'}>{share.padStart(6)}</S>{' '}
           {!ep.chainMissing ? (
             <S tone="accent">{to}</S>
           ) : marks.held === 'paste' ? (

@@ -40,7 +40,7 @@ function treeEvidence(node: string, tree: ServiceTree, line: LineReader): Eviden
   for (const ep of clusterTrafficEndpoints(tree))
     out.push(
       seen(
-        `  ${percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? (ep.hostStart ? `${ep.hostStart}… (cut)` : '?')}`}`,
+        `  ${ep.shareUnknown ? '?' : percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? (ep.hostStart ? `${ep.hostStart}… (cut)` : '?')}`}`,
         at,
       ),
     );

@@ -155,7 +155,10 @@ export function tableNode(
     evidence.push(
       ...(dataplane?.entryLines(tree) ?? []).map((l) => stateSeen(node, l)),
       ...eps.map((e) =>
-        seen(`  ${percent(e.probability)} -> ${e.address ?? '?'} (${e.chain})`, at),
+        seen(
+          `  ${e.shareUnknown ? '?' : percent(e.probability)} -> ${e.address ?? '?'} (${e.chain})`,
+          at,
+        ),
       ),
     );
     const reject = tree.verdicts.some((v) => v.kind === 'reject');
