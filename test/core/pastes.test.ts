@@ -868,7 +868,7 @@ table ip kube-proxy { # handle 5
     );
     assert.match(
       said('*nat\n:PREROUTING ACCEPT [0:0]\n:KUBE-SERVICES - [0:0]\nCOMMIT\n'),
-      /no Service rules found \(no KUBE-SERVICES entries in the nat table\)/,
+      /no Service rules found: KUBE-SERVICES in the nat table holds no per-Service entries/,
     );
     // rules nothing tells the table of are read as filter: the paste is not said to lack nat
     const untold = said('-A KUBE-SERVICES -m comment --comment "portals" -j MY-CHAIN\n');

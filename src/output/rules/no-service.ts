@@ -1,7 +1,8 @@
 // Why a dump shows no Service: its entry chain or map is past a cut or outside the part of the
-// table pasted, the table holds none, or Cilium replaced kube-proxy.
+// table pasted, the table holds none, kube-proxy's IPVS mode keeps them, or Cilium replaced it.
 import type { NftTable } from '../../core/dataplane/nftables/read/listing.js';
 import type { Ruleset } from '../../core/dataplane/iptables/read/parse.js';
+import { ipvsModeNat } from '../../core/dataplane/iptables/read/dump/summary.js';
 import {
   cutIn,
   natInPart,
@@ -63,7 +64,12 @@ function familiesSaid(rs: Ruleset, held: Held): string {
     return `no Service entry in the ${held}: it holds part of the nat table (not its built-in chains), and KUBE-SERVICES is not in it`;
   if (nat.ruleCount === 0 && nat.indexOf('KUBE-SERVICES') < 0 && !natInPart(rs))
     return `no Service rules found: the ${held} holds the whole nat table, and it holds no rules`;
-  return 'no Service rules found (no KUBE-SERVICES entries in the nat table)';
+  if (nat.indexOf('KUBE-SERVICES') < 0)
+    return `no Service rules found: the nat table holds no KUBE-SERVICES chain`;
+  // kube-proxy's IPVS mode writes KUBE-SERVICES with ipset matches alone: no chain per Service
+  if (ipvsModeNat(nat))
+    return `no Service rules: the ${held}'s KUBE-SERVICES holds no per-Service entries, as kube-proxy's IPVS mode writes it: the Services are IPVS virtual servers (\`ipvsadm -Ln\` lists them)`;
+  return 'no Service rules found: KUBE-SERVICES in the nat table holds no per-Service entries';
 }
 
 /** An nft listing's part, as a phrase. */

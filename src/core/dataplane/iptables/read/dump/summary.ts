@@ -3,6 +3,7 @@
 import { foreignText, type ForeignKind } from '../paste/other-lines/foreign-kinds.js';
 import { isLog } from '../paste/other-lines/logs.js';
 import type { ParserState } from './parser-state.js';
+import type { Table } from '../table.js';
 
 /** One warning for each kind of line that is read in bulk: prefixes, repeats, listings. */
 export function summarise(state: ParserState): void {
@@ -112,18 +113,22 @@ export function mergeIpsets(state: ParserState): void {
   state.foreign.delete('ipset');
 }
 
+/** A nat table of kube-proxy's IPVS mode: its KUBE-SERVICES matches the KUBE-CLUSTER-IP ipset, or
+ * its own chains are declared or jumped to (two KUBE-SERVICES rules quoted alone). */
+export function ipvsModeNat(nat: Table): boolean {
+  const services = nat.indexOf('KUBE-SERVICES');
+  for (let k = 0; services >= 0 && k < Math.min(20, nat.ruleCountOf(services)); k++)
+    if (nat.text(nat.ruleIdOf(services, k)).includes('--match-set KUBE-CLUSTER-IP')) return true;
+  const ipvsChains = ['KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-LOOP-BACK'];
+  return ipvsChains.some((n) => nat.indexOf(n) >= 0) || nat.jumpsTo(ipvsChains);
+}
+
 /** Other kube-proxy modes whose rules an iptables dump shows only in part: said once each. */
 export function proxyModes(state: ParserState): void {
   const nat = state.tables.find((t) => t.name === 'nat');
   if (!nat) return;
   const has = (...names: string[]) => names.some((n) => nat.indexOf(n) >= 0);
-  const services = nat.indexOf('KUBE-SERVICES');
-  let matchSet = false; // IPVS mode's KUBE-SERVICES starts with its ipset rules
-  for (let k = 0; services >= 0 && k < Math.min(20, nat.ruleCountOf(services)); k++)
-    matchSet ||= nat.text(nat.ruleIdOf(services, k)).includes('--match-set KUBE-CLUSTER-IP');
-  // its chains, declared or only jumped to (two KUBE-SERVICES rules quoted alone)
-  const ipvsChains = ['KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-LOOP-BACK'];
-  if (matchSet || has(...ipvsChains) || nat.jumpsTo(ipvsChains)) {
+  if (ipvsModeNat(nat)) {
     let leftovers = 0;
     for (let c = 0; c < nat.chainCount; c++) if (nat.kindOf(c) !== undefined) leftovers++;
     state.warn(
