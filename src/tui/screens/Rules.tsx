@@ -22,7 +22,12 @@ import {
 } from './rules-rows.js';
 import { hostPort } from '../../core/ipv6.js';
 import { orphansUnproven } from '../../core/dataplane/orphans.js';
-import { unprovenText, type Held } from '../../output/rules/no-service.js';
+import {
+  nftNoService,
+  noServiceRules,
+  unprovenText,
+  type Held,
+} from '../../output/rules/no-service.js';
 
 export interface RulesModel {
   node: NodeData | undefined;
@@ -323,7 +328,13 @@ export function Rules({
       {m.node.error}
     </T>
   ) : m.rows.length === 0 ? (
-    <T tone="muted">no Service rules (no KUBE-SERVICES entries in the nat table)</T>
+    <T tone="muted" wrap="wrap">
+      {m.node.rs
+        ? noServiceRules(m.node.rs, m.marks.held)
+        : m.node.nft
+          ? nftNoService(m.node.nft, m.marks.held)
+          : 'no Service rules found'}
+    </T>
   ) : (
     m.rows.slice(start, start + page).map((row, i) => {
       const selected = start + i === m.cursor;
