@@ -1,9 +1,9 @@
 // A packet walked through a node in IPVS mode, as the kernel handles it: routing first (IPVS sees
 // only packets for a local address: a node address, or a VIP kube-proxy bound to kube-ipvs0),
 // then the virtual server of the packet's protocol and address, which picks a real server by its
-// share (weight / sum for rr and wrr) and sends it on by the real server's forwarding method
-// (forwarding.ts: kube-proxy's Masq rewrites the destination); no real server: the
-// kernel answers ICMP port unreachable. A local address no virtual server takes is the node's
+// share (schedulers.ts: one each for rr, by weight for wrr, none fixed for the others) and sends
+// it on by the real server's forwarding method (forwarding.ts: kube-proxy's Masq rewrites the
+// destination); no real server: the kernel answers ICMP port unreachable. A local address no virtual server takes is the node's
 // own: it answers a ping itself. Masquerading follows kube-proxy's nat rules for the ipsets.
 import { IPVS_SERVICE_FLAG } from '../../../nodes/commands.js';
 import type { IpvsRead } from '../dataplane.js';
