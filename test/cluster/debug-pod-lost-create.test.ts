@@ -105,6 +105,25 @@ describe('a debug Pod whose create answer is lost', () => {
     assert.deepEqual(p.pods, []);
   });
 
+  it("one DebugPods' sweep leaves another's live Pod in the same process (no run given)", async () => {
+    let creates = 0;
+    // the first create (b's) is answered; the second (a's) is stored and its answer lost
+    const { fake, api } = await serve({
+      lose: (r) => (isCreate(r) && creates++ === 1 ? 'reset' : undefined),
+    });
+    const own = () => new DebugPods(api, { yes: true, timeoutMs: 3000, tell: () => undefined });
+    const [a, b] = [own(), own()];
+    const runner = await b.open('node-a');
+    await assert.rejects(a.open('node-a'), { message: ONE_LINE });
+    const names = fake.store.list(POD, 'kdebug').map((p) => p.metadata?.name);
+    assert.equal(names.length, 1, "only b's Pod is left: a deleted its own");
+    assert.match(runner.via, new RegExp(`/${names[0]}$`));
+    const r = await runner.run({ kind: 'ip-addr' });
+    assert.equal(r.error, undefined, "b's Pod still serves b");
+    await Promise.all([a.close(), b.close()]);
+    assert.deepEqual(fake.store.list(POD, 'kdebug'), []);
+  });
+
   it("leaves another run's Pod and a Pod that only copies the labels", async () => {
     const other = debugPodManifest('node-a', {
       image: 'i',

@@ -6,9 +6,10 @@
 // RBAC and the namespace's Pod Security level and asks (or needs --yes); it deletes its Pods when
 // it ends, and activeDeadlineSeconds stops them even if kdebug is killed (`kdebug cleanup` then
 // removes what is left). A create whose answer is lost may still have made a Pod: the run finds
-// it by its run label and deletes it, at once and again at close. Each Pod names the run that
-// owns it and carries a lease that run renews: cleanup spares the Pods of live runs. A name can
-// be reused: every exec, renewal and delete is tied to the UID the API gave the Pod at create.
+// it by its run label and deletes it, at once and again at close. Each Pod names the run (one
+// DebugPods, not the process) that owns it and carries a lease that run renews: cleanup spares
+// the Pods of live runs. A name can be reused: every exec, renewal and delete is tied to the UID
+// the API gave the Pod at create.
 // The Pod's shape, the checks before it, its state and `kdebug cleanup` are in debug-pod/.
 import { sanitize } from '../../core/sanitize.js';
 import { toPod, type Pod } from '../../core/kube/objects.js';
@@ -28,6 +29,7 @@ import {
   DEBUG_POD_LIFETIME_S,
   debugPodManifest,
   LEASE_SECONDS,
+  newRun,
   OWNER,
   PSA_ENFORCE,
   type RunOwner,
@@ -74,7 +76,7 @@ export interface DebugPodOptions {
   /** Waiting for the node's kubelet to acknowledge the Pod; default KUBELET_ACK_MS. */
   kubeletAckMs?: number;
   lifetimeSeconds?: number;
-  /** Who owns the Pods; default this process. */
+  /** Who owns the Pods; default a run of this DebugPods' own (newRun). */
   run?: RunOwner;
   /** How often the lease is renewed; default a quarter of LEASE_SECONDS. */
   renewEveryMs?: number;
@@ -108,6 +110,7 @@ export class DebugPods implements NodeChannel {
   private renewer?: ReturnType<typeof setInterval>;
   private renewing?: Promise<void>;
   private readonly tell: (line: string) => void;
+  private readonly run: RunOwner;
 
   constructor(
     private readonly api: KubeApi,
@@ -117,6 +120,7 @@ export class DebugPods implements NodeChannel {
     this.image = o.image ?? DEFAULT_DEBUG_IMAGE;
     this.lifetime = o.lifetimeSeconds ?? DEBUG_POD_LIFETIME_S;
     this.timeoutMs = o.timeoutMs ?? 60_000;
+    this.run = o.run ?? newRun();
     // a namespace or image name from the cluster never reaches the terminal raw
     this.tell = o.tell ?? ((line) => process.stderr.write(`kdebug: ${sanitize(line)}\n`));
     o.holders?.add(this);
@@ -158,7 +162,7 @@ export class DebugPods implements NodeChannel {
         debugPodManifest(node, {
           image: this.image,
           lifetimeSeconds: this.lifetime,
-          run: this.o.run,
+          run: this.run,
         }),
       );
     } catch (e) {
@@ -355,7 +359,7 @@ export class DebugPods implements NodeChannel {
   private async sweep(node?: string): Promise<void> {
     if (node !== undefined) this.unanswered.add(node);
     const known = new Set(this.created.values());
-    const run = this.o.run;
+    const run = this.run;
     try {
       const found = await deleteUnanswered(this.api, this.namespace, { run, node, known });
       if (node === undefined) this.unanswered.clear();

@@ -132,7 +132,7 @@ export async function deleteDebugPods(api: KubeApi, pods: LeftPod[]): Promise<Le
 export async function deleteUnanswered(
   api: KubeApi,
   namespace: string,
-  o: { run?: RunOwner; node?: string; known: ReadonlySet<string> },
+  o: { run: RunOwner; node?: string; known: ReadonlySet<string> },
 ): Promise<number> {
   const path = apiPath({ resource: 'pods', namespace });
   const { items } = await api.list(path, { labelSelector: runSelector(o.run) });

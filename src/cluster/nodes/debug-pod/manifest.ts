@@ -7,8 +7,6 @@ import type { KubeObject } from '../../../core/model.js';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 /** Every Pod kdebug creates carries this label: `kdebug cleanup` finds them by it. */
 export const DEBUG_POD_SELECTOR = `${MANAGED_BY_LABEL}=kdebug`;
-/** The label naming the run that made a Pod: a create whose answer was lost is found by it. */
-export const RUN_LABEL = 'kdebug.io/run';
 /** How long a debug Pod may live: its sleep and its activeDeadlineSeconds. */
 export const DEBUG_POD_LIFETIME_S = 900;
 const NAME_PREFIX = 'kdebug-';
@@ -30,24 +28,31 @@ export const OWNER = {
   lease: 'kdebug.io/lease-seconds',
   deadline: 'kdebug.io/deadline',
 } as const;
+/** The label naming the run that made a Pod (as its annotation does): a create whose answer was
+ * lost is found by it. */
+export const RUN_LABEL = OWNER.run;
 
-/** Which kdebug process made a Pod: a random id, the host, the pid and when the process started. */
+/** Which run made a Pod: a random id, and the host, the pid and when the process started. */
 export interface RunOwner {
   id: string;
   owner: string;
 }
 
-/** This process as a run owner (one per process: its Pods share it). */
-const THIS_RUN: RunOwner = {
-  id: randomBytes(8).toString('hex'),
-  owner: `${hostname()} pid ${process.pid} started ${new Date(Date.now() - process.uptime() * 1000).toISOString()}`,
-};
+/** A run of its own: one per DebugPods, as one process (the MCP server) may hold several at once,
+ * and one's sweep for its lost creates must not find another's live Pods. */
+export function newRun(): RunOwner {
+  const started = new Date(Date.now() - process.uptime() * 1000).toISOString();
+  return {
+    id: randomBytes(8).toString('hex'),
+    owner: `${hostname()} pid ${process.pid} started ${started}`,
+  };
+}
 
 /** A run id as a label value: a selector built from it selects that run's Pods and nothing else. */
 const RUN_ID = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** The selector of one run's debug Pods; the id is checked, as it goes into a query. */
-export function runSelector(run: RunOwner = THIS_RUN): string {
+export function runSelector(run: RunOwner): string {
   return `${DEBUG_POD_SELECTOR},${RUN_LABEL}=${runId(run)}`;
 }
 
@@ -68,7 +73,7 @@ export function debugPodManifest(
   // a valid name prefix however long or dotted the node name is
   const base = `${NAME_PREFIX}${node}`.slice(0, 52).replace(/[.-]+$/, '');
   const now = o.now ?? new Date();
-  const run = o.run ?? THIS_RUN;
+  const run = o.run ?? newRun();
   return {
     apiVersion: 'v1',
     kind: 'Pod',
