@@ -286,6 +286,8 @@ describe('kdebug cleanup --all --yes and a workload carrying kdebug’s label', 
       ...debugPodManifest('node-a', { image: 'i', lifetimeSeconds: 900 }).metadata,
       name: 'kdebug-node-a-l1ve2',
       namespace: 'kdebug',
+      // as the API server gives every Pod: kdebug deletes none without one
+      uid: 'c0ffee00-l1ve2',
     },
     status: { phase: 'Running' },
   });

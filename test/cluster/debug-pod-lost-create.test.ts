@@ -13,9 +13,14 @@ import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { KubeApi } from '../../src/cluster/kube-api.js';
 import { KubeApiError } from '../../src/cluster/kube/errors.js';
 import { DebugPods } from '../../src/cluster/nodes/debug-pod.js';
-import { debugPodsLeft, deleteDebugPods } from '../../src/cluster/nodes/debug-pod/cleanup.js';
+import {
+  debugPodsLeft,
+  deleteDebugPods,
+  deleteUnanswered,
+} from '../../src/cluster/nodes/debug-pod/cleanup.js';
 import {
   debugPodManifest,
+  OWNER,
   RUN_LABEL,
   runSelector,
   type RunOwner,
@@ -186,6 +191,48 @@ describe('a debug Pod whose create answer is lost', () => {
     assert.match(plan.pods[0]!.why, /^its run stopped renewing it \d+s ago \(lease 60s\)$/);
     await deleteDebugPods(api, plan.pods);
     assert.deepEqual(left(), []);
+  });
+});
+
+describe('a listed debug Pod without metadata.uid', () => {
+  // a delete without a UID carries no precondition: it could hit a Pod made since under the name
+  const pod = (name: string, uid?: string): KubeObject => {
+    const m = debugPodManifest('node-a', { image: 'i', lifetimeSeconds: 900, run: RUN });
+    return {
+      ...m,
+      metadata: { ...m.metadata, name, namespace: 'kdebug', ...(uid ? { uid } : {}) },
+    };
+  };
+  const stub = (items: KubeObject[], deleted: string[]) =>
+    ({
+      list: () => Promise.resolve({ items }),
+      deletePod: (_ns: string, name: string) => Promise.resolve(deleted.push(name) > 0),
+    }) as unknown as KubeApi;
+
+  it("is not deleted by a run's sweep, nor offered to kdebug cleanup", async () => {
+    const items = [pod('kdebug-node-a-nouid'), pod('kdebug-node-a-uid01', 'u-1')];
+    const deleted: string[] = [];
+    const found = await deleteUnanswered(stub(items, deleted), 'kdebug', {
+      run: RUN,
+      known: new Set(),
+    });
+    assert.deepEqual([found, deleted], [1, ['kdebug-node-a-uid01']]);
+    const plan = await debugPodsLeft(stub(items, []), { namespace: 'kdebug' });
+    assert.deepEqual(
+      plan.pods.map((p) => [p.name, p.uid]),
+      [['kdebug-node-a-uid01', 'u-1']],
+    );
+    assert.deepEqual(plan.notKdebugs, [
+      { namespace: 'kdebug', name: 'kdebug-node-a-nouid', why: 'it has no metadata.uid' },
+    ]);
+  });
+
+  it("is not deleted by a run's sweep when its run annotation names another run", async () => {
+    const other = pod('kdebug-node-a-other', 'u-2');
+    other.metadata!.annotations = { ...other.metadata!.annotations, [OWNER.run]: 'otherrun' };
+    const deleted: string[] = [];
+    await deleteUnanswered(stub([other], deleted), 'kdebug', { run: RUN, known: new Set() });
+    assert.deepEqual(deleted, []);
   });
 });
 

@@ -47,6 +47,12 @@ export interface CleanupPlan {
   note?: string;
 }
 
+/** The Pod's UID; without one a delete would have no precondition and could hit a Pod made since. */
+function uidOf(raw: KubeObject): string | undefined {
+  const uid = raw.metadata?.['uid'];
+  return typeof uid === 'string' && uid !== '' ? uid : undefined;
+}
+
 /** Whether a debug Pod's run still lives: it renewed the lease in time and the deadline is ahead. */
 function podLiveness(raw: KubeObject, now: Date): { live: boolean; why: string } {
   const p = toPod(raw);
@@ -95,16 +101,17 @@ export async function debugPodsLeft(
   const foreign: ForeignPod[] = [];
   for (const raw of items) {
     const p = toPod(raw);
+    const uid = uidOf(raw);
     const why = notKdebugs(raw);
-    if (why) {
-      foreign.push({ namespace: p.namespace, name: p.name, why });
+    if (why || uid === undefined) {
+      foreign.push({ namespace: p.namespace, name: p.name, why: why ?? 'it has no metadata.uid' });
       continue;
     }
     const owner = raw.metadata?.annotations?.[OWNER.owner];
     pods.push({
       namespace: p.namespace,
       name: p.name,
-      uid: String(raw.metadata?.['uid'] ?? ''),
+      uid,
       ...(p.nodeName ? { node: p.nodeName } : {}),
       phase: p.phase,
       ...(owner ? { owner } : {}),
@@ -138,9 +145,10 @@ export async function deleteUnanswered(
   const { items } = await api.list(path, { labelSelector: runSelector(o.run) });
   let found = 0;
   for (const raw of items) {
-    const uid = String(raw.metadata?.['uid'] ?? '');
-    // a label is easy to copy: only a Pod of kdebug's own shape is deleted
-    if (o.known.has(uid) || notKdebugs(raw)) continue;
+    const uid = uidOf(raw);
+    if (uid === undefined || o.known.has(uid)) continue;
+    // a label is easy to copy: only a Pod of kdebug's own shape, naming this run, is deleted
+    if (notKdebugs(raw) || raw.metadata?.annotations?.[OWNER.run] !== o.run.id) continue;
     if (o.node !== undefined && toPod(raw).nodeName !== o.node) continue;
     await api.deletePod(namespace, raw.metadata?.name ?? '', { gracePeriodSeconds: 0, uid });
     found++;
