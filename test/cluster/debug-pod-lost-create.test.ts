@@ -104,7 +104,7 @@ describe('a debug Pod whose create answer is lost', () => {
     await assert.rejects(p.open('node-a'), { message: ONE_LINE });
     await landed;
     assert.equal(fake.store.list(POD, 'kdebug').length, 1, 'the late Pod exists');
-    assert.deepEqual(p.pods, ['kdebug/? (node node-a, create unanswered)']);
+    assert.deepEqual(p.pods, [{ unanswered: 'node-a' }]);
     await p.close();
     assert.deepEqual(left(), []);
     assert.deepEqual(p.pods, []);

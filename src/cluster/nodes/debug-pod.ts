@@ -56,10 +56,13 @@ export interface DebugPodConsent {
   warnings: string[];
 }
 
+/** A debug Pod a run holds: one it made (by name), or one its create on a node may have made. */
+export type HeldPod = { name: string } | { unanswered: string };
+
 /** Holds debug Pods until closed: the signal handler asks whether there are any to delete. */
 export interface PodHolder {
-  /** The Pods created and not deleted yet ("namespace/name"). */
-  readonly pods: readonly string[];
+  /** The Pods created and not deleted yet. */
+  readonly pods: readonly HeldPod[];
 }
 
 export interface DebugPodOptions {
@@ -370,13 +373,20 @@ export class DebugPods implements NodeChannel {
     }
   }
 
-  /** The Pods this run created and has not deleted yet ("namespace/name"), and those its
-   * unanswered creates may have made. */
-  get pods(): string[] {
+  /** The Pods this run created and has not deleted yet, and those its unanswered creates may
+   * have made (by node). */
+  get pods(): HeldPod[] {
     return [
-      ...[...this.created.keys()].map((n) => `${this.namespace}/${n}`),
-      ...[...this.unanswered].map((n) => `${this.namespace}/? (node ${n}, create unanswered)`),
+      ...[...this.created.keys()].map((name) => ({ name })),
+      ...[...this.unanswered].map((unanswered) => ({ unanswered })),
     ];
+  }
+
+  /** A held Pod as a person reads it: "namespace/name", or the node whose create went unanswered. */
+  private said(p: HeldPod): string {
+    return 'name' in p
+      ? `${this.namespace}/${p.name}`
+      : `${this.namespace}/? (node ${p.unanswered}, create unanswered)`;
   }
 
   /** Deletes every Pod this run created, waiting for creates still on their way. */
@@ -396,7 +406,7 @@ export class DebugPods implements NodeChannel {
     if (left.length > 0) {
       const why = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
       throw new Error(
-        `could not delete debug Pod${left.length > 1 ? 's' : ''} ${left.join(', ')}: ${(why?.reason as Error)?.message ?? 'unknown error'}; they stop by themselves after ${this.lifetime}s, and kdebug cleanup removes them`,
+        `could not delete debug Pod${left.length > 1 ? 's' : ''} ${left.map((p) => this.said(p)).join(', ')}: ${(why?.reason as Error)?.message ?? 'unknown error'}; they stop by themselves after ${this.lifetime}s, and kdebug cleanup removes them`,
       );
     }
   }
