@@ -546,6 +546,19 @@ describe('typed rules', () => {
     assert.equal(nat.to(0), undefined);
     assert.ok(nat.hidesDnatTarget(0));
   });
+
+  it("takes port 0 for that quirk only after an address, not an IPv6 address's last group", () => {
+    const to = (dest: string) => {
+      const line = `-A KUBE-SEP-X -p tcp -m tcp -j DNAT --to-destination ${dest}`;
+      const nat = parseIptables(line + '\n').table('nat')!;
+      const t = target(rule(line), 'dnat');
+      return [t.to?.text, t.quirk !== undefined, nat.to(0), nat.hidesDnatTarget(0)];
+    };
+    // ip6tables-save prints an IPv6 address without a port bare: its ":0" is the address's
+    assert.deepEqual(to('2001:db8::a:0'), ['2001:db8::a:0', false, '2001:db8::a:0', false]);
+    assert.deepEqual(to('[2001:db8::a]:0').slice(1), [true, undefined, true]);
+    assert.deepEqual(to('10.0.0.1:0').slice(1), [true, undefined, true]);
+  });
 });
 
 describe('printing gives back the canonical text', () => {

@@ -229,8 +229,11 @@ export function walkRule(b: Uint8Array, lex: RuleLexer, c: Int32Array, parts?: R
             c[2 * H.to + 1] = ve;
           }
           checkNatTarget(b, vs, ve);
-          if (ve - vs >= 2 && b[ve - 1] === 48 /* 0 */ && b[ve - 2] === 58 /* : */)
-            flags |= RuleFlag.dnatQuirk;
+          // port 0 after an address; a bare IPv6 address's ":0" is its last group (rule/target.ts)
+          if (ve - vs >= 2 && b[ve - 1] === 48 /* 0 */ && b[ve - 2] === 58 /* : */) {
+            const colon = b.subarray(vs, ve - 2).indexOf(58);
+            if (b[ve - 3] === 93 /* ] */ || colon < 0) flags |= RuleFlag.dnatQuirk;
+          }
         }
       }
       if (parts) parts.target!.options.push(option(b, t, k, n));

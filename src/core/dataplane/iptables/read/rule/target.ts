@@ -57,6 +57,10 @@ function natTo(o: Option | undefined): NatTo | undefined {
   };
 }
 
+/** Port 0 after an address ("10.0.0.1:0", ":0", "[fd00::1]:0"); a bare IPv6 address's ":0" is
+ * its last group. */
+const portZero = (v: string) => v.endsWith(']:0') || /^[^:]*:0$/.test(v);
+
 /** The target typed by its name, its options kept as written. */
 export function typeTarget(name: string, goto: boolean, options: Option[]): Target {
   const base = { name, goto, options };
@@ -67,7 +71,7 @@ export function typeTarget(name: string, goto: boolean, options: Option[]): Targ
       // iptables 1.4.x's print of a range it did not write (token-walk.ts): more than one
       // range, an empty one, or port 0, which iptables refuses to write
       const quirk =
-        tos.length > 1 || tos.some((x) => x.values[0] === undefined || x.values[0].endsWith(':0'));
+        tos.length > 1 || tos.some((x) => x.values[0] === undefined || portZero(x.values[0]));
       return quirk
         ? { ...base, kind: 'dnat', quirk: DNAT_QUIRK }
         : { ...base, kind: 'dnat', to: natTo(tos[0]) };
