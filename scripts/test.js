@@ -5,9 +5,12 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+// the repository's root, from this script: the run does not depend on the cwd it is started in
+const root = fileURLToPath(new URL('..', import.meta.url));
 const walk = (dir) =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
     e.isDirectory()
       ? walk(join(dir, e.name))
       : /\.test\.tsx?$/.test(e.name)
@@ -31,15 +34,15 @@ const child = spawn(
   [
     '--import',
     'tsx',
-    // every dataplane's code, as a command's load stage would (test/support/all-modes.mjs)
+    // every dataplane's code, as a command's load stage would; found from this script, not cwd
     '--import',
-    './test/support/all-modes.mjs',
+    new URL('../test/support/all-modes.mjs', import.meta.url).href,
     '--test',
     `--test-concurrency=${cluster ? 1 : 3}`,
     '--test-reporter=spec',
     ...files,
   ],
-  { stdio: ['inherit', 'pipe', 'inherit'] },
+  { cwd: root, stdio: ['inherit', 'pipe', 'inherit'] },
 );
 let tail = ''; // the runner's closing lines: the summary counts
 child.stdout.on('data', (chunk) => {

@@ -3,6 +3,7 @@
 // adapters run the commands (their argv is in cluster/nodes/commands.ts; the dataplane listings'
 // own words are here, where a listing that does not read is named by them).
 import { hostPort } from '../ipv6.js';
+import type { LoadedMode } from '../dataplane/modes.js';
 
 /** Every command kdebug can run on a node. Adding one means adding it here, nowhere else. */
 export type NodeCommand =
@@ -160,7 +161,7 @@ export function commandStem(c: NodeCommand): string {
 
 /** The mode whose reader reads the output stored under `stem` (a dataplane's listing outside
  * iptables), if any: a run that holds one loads that mode's code. */
-export function listingMode(stem: string): 'nftables' | 'ipvs' | 'cilium' | undefined {
+export function listingMode(stem: string): LoadedMode | undefined {
   if (stem.startsWith('nft-')) return 'nftables';
   // ipvsadm-save, ipvsadm -Ln whole or by address, ipset-save, ipset test
   if (stem.startsWith('ipvsadm-') || stem.startsWith('ipset-')) return 'ipvs';
