@@ -3,7 +3,7 @@
 // (client-node, ssh2) load only when a source needs them. svc's live read: live-diagnosis.ts.
 import { Analysis, loadDataplanes } from '../core/nodes/analysis.js';
 import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts/facts.js';
-import { clusterView } from '../core/kube/objects.js';
+import { clusterView, type ClusterView } from '../core/kube/objects.js';
 import type { Facts } from '../core/model.js';
 import { byReason, namedFew, nodeAccessLines, type NodeAccess } from '../core/nodes/access.js';
 import { nodeErrorsOf, rulesReadError } from '../core/nodes/errors.js';
@@ -39,6 +39,8 @@ export interface SourceContext {
 
 export interface SourcedFacts {
   facts: Facts;
+  /** The objects typed, once: the Analysis built next takes them rather than typing them again. */
+  view: ClusterView;
   /** The source in messages: the snapshot directory, or "context NAME". */
   label: string;
   /** The snapshot directory: its dumps' file names in parse errors. */
@@ -57,8 +59,9 @@ export async function readFacts(
 ): Promise<SourcedFacts> {
   if (o.snapshot !== undefined) {
     const facts = await readSnapshot(o.snapshot);
-    await loadDataplanes(facts);
-    return { facts, label: o.snapshot, dir: o.snapshot };
+    const view = clusterView(facts.objects);
+    await loadDataplanes(facts, view);
+    return { facts, view, label: o.snapshot, dir: o.snapshot };
   }
   const cluster = await connectLive(o, c);
   try {
@@ -80,17 +83,18 @@ export async function readFacts(
     );
     const label = `context ${cluster.meta.context ?? ''}`.trim();
     // no node read: the error says why for each, in place of the lines that would say it again
-    if (want.rules) checkLiveNodes(facts, label, o);
+    const view = clusterView(facts.objects);
+    if (want.rules) checkLiveNodes(facts, view, label, o);
     tellNodeAccess(cluster.nodeAccess(), c);
-    return { facts, label };
+    return { facts, view, label };
   } finally {
     await closeLive(cluster, c);
   }
 }
 
 /** A live run's node choice, said in cluster words: which nodes exist, why one was not read. */
-function checkLiveNodes(facts: Facts, label: string, o: SourceFlags): void {
-  const nodes = clusterView(facts.objects).nodes.map((n) => n.name);
+function checkLiveNodes(facts: Facts, view: ClusterView, label: string, o: SourceFlags): void {
+  const nodes = view.nodes.map((n) => n.name);
   const list = `(nodes: ${nodes.join(', ') || 'none'})`;
   if (o.node !== undefined && !nodes.includes(o.node))
     throw new FactsSourceError(`${label}: no node "${o.node}" ${list}`);
@@ -100,7 +104,7 @@ function checkLiveNodes(facts: Facts, label: string, o: SourceFlags): void {
   const errors = nodeErrorsOf(facts);
   if (unread.length > 0 && unread.length === (o.node !== undefined ? 1 : nodes.length)) {
     // a Cilium agent that does not start with its configuration is why its node lists nothing
-    const analysis = new Analysis(facts);
+    const analysis = new Analysis(facts, { view });
     const why = (n: string) =>
       analysis.node(n).agentNotStarted() ?? rulesReadError(errors, n) ?? 'not reached';
     throw new FactsSourceError(

@@ -144,7 +144,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   const [name] = pickNodes(source.facts, source.label, o, 'recorded rules');
   const fileOf = dumpFile(o);
   // a node that recorded only ip6tables-save shows those
-  const node = new Analysis(source.facts, { fileOf, table: o.table }).node(
+  const node = new Analysis(source.facts, { view: source.view, fileOf, table: o.table }).node(
     name!,
     undefined,
     recordedFamily(source.facts, name!),
