@@ -120,7 +120,8 @@ export async function collect(
   // only fatal failures reject (the rest are recorded): the first one ends the wait
   const listed = Promise.all(lists);
   listed.catch(() => undefined); // its failure is told when it is awaited below
-  // the nodes' modes are known only as they are read: every mode's code, while the API answers
+  // a live run loads every mode's code up front (its nodes' modes are known only as they are
+  // read), alongside the API reads: only snapshots load just the modes they hold
   await Promise.all([...reads, loadModes(EVERY_MODE)]);
   if (!(await svc)) throw await serviceNotFound(cluster, ns, name);
   const meta = { namespace: ns, service: name };
@@ -164,6 +165,7 @@ export async function collectAll(
       resource: 'networkpolicies',
       namespace: ns,
     }),
+    // every mode's code up front, as collect does: the nodes' modes are known only as read
     loadModes(EVERY_MODE),
   ]);
   // every Pod of the cluster in hand: an address none of them has is no Pod's, no lookup needed
