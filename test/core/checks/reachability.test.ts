@@ -369,7 +369,12 @@ describe('reachability step: NetworkPolicies', () => {
     spec: {
       podSelector,
       ...(policyTypes ? { policyTypes } : {}),
-      ingress: [{ from: [{ podSelector: { matchLabels: { app: 'frontend' } } }] }],
+      ingress: [
+        { from: [{ podSelector: { matchLabels: { app: 'frontend' } } }] } as Record<
+          string,
+          unknown
+        >,
+      ],
     },
   });
   const cases: {
@@ -397,6 +402,28 @@ describe('reachability step: NetworkPolicies', () => {
         found.some((f) => f.id === 'network-policy-applies'),
         c.applies,
       );
+    });
+
+  // web: Service port 80, its Pods' port 8080; a policy matches the port on the Pod
+  for (const [port, says] of [
+    [
+      80,
+      /ingress\[0\]: TCP\/80 from .* \(the Service's port: a policy matches the Pods' port, 8080 \(http\)\)$/,
+    ],
+    [9090, /ingress\[0\]: TCP\/9090 from .* \(not the Pods' port, 8080 \(http\)\)$/],
+  ] as const)
+    it(`a rule naming port ${port}, not the Pods' 8080, admits nothing, and its line says why`, () => {
+      const named = policy({ matchLabels: { app: 'web' } });
+      named.spec.ingress[0] = { ...named.spec.ingress[0]!, ports: [{ protocol: 'TCP', port }] };
+      const f = run(reachabilityCheck, facts([...healthy(), named], nodeA(allOk))).find(
+        (x) => x.id === 'network-policy-applies',
+      )!;
+      assert.equal(f.status, 'warn');
+      assert.ok(
+        f.evidence.some((e) => says.test(e.text)),
+        f.evidence.map((e) => e.text).join('\n'),
+      );
+      assert.equal(/Name the Pods' port/.test(f.explanation), port === 80);
     });
 
   it('names the policy when a Pod does not answer', () => {

@@ -32,6 +32,8 @@ export interface AppliedPolicy {
   client?: boolean | { unknown: string };
   /** The policy's own lines that say so ("ingress[0].from[0]: podSelector app=web"). */
   lines: string[];
+  /** A rule of it names the Service's port where the Pods serve another: it admits nothing there. */
+  namesServicePort: boolean;
 }
 
 /** A LabelSelector as the API server evaluates it; an empty one selects everything. */
@@ -128,16 +130,26 @@ function peerText(raw: unknown, namespace: string): string {
   return `Pods ${pods ?? '(all)'} in namespace ${namespace}`;
 }
 
+/** The Pods' port as a person reads it: "8080", "8080 (http)". */
+function portsOnPods(target: { number: number; name?: string }[]): string {
+  const names = new Map<number, string | undefined>();
+  for (const t of target) names.set(t.number, names.get(t.number) ?? t.name);
+  const said = [...names].map(([n, name]) => (name ? `${n} (${name})` : String(n)));
+  return said.join(', ') || 'not known';
+}
+
 /** What one policy admits to the port, with its own lines. */
 function admitted(
   spec: J,
   namespace: string,
-  protocol: string,
+  port: ServicePort,
   target: { number: number; name?: string }[],
-): { admits: Admits; lines: string[] } {
+): { admits: Admits; lines: string[]; namesServicePort: boolean } {
+  const protocol = port.protocol;
   const rules = arr(spec['ingress']);
   const lines: string[] = [];
   const sources: string[] = [];
+  let namesServicePort = false;
   if (rules.length === 0) lines.push('ingress: none (every connection to the Pods is dropped)');
   let all = false;
   rules.forEach((raw, i) => {
@@ -154,8 +166,17 @@ function admitted(
             .join(', ');
     const from = arr(rule['from']);
     const admits = portAdmitted(ports, protocol, target);
+    // a policy matches the port on the Pod: the Service's own port number admits nothing
+    const servicePortNamed =
+      !admits && portAdmitted(ports, protocol, [{ number: port.port }]) && port.port > 0;
+    if (servicePortNamed) namesServicePort = true;
+    const why = admits
+      ? ''
+      : servicePortNamed
+        ? ` (the Service's port: a policy matches the Pods' port, ${portsOnPods(target)})`
+        : ` (not the Pods' port, ${portsOnPods(target)})`;
     lines.push(
-      `ingress[${i}]: ${portsText} from ${from.length === 0 ? 'every source' : from.map((f) => peerText(f, namespace)).join('; ')}${admits ? '' : ' (not the Service port)'}`,
+      `ingress[${i}]: ${portsText} from ${from.length === 0 ? 'every source' : from.map((f) => peerText(f, namespace)).join('; ')}${why}`,
     );
     if (!admits) return;
     if (from.length === 0) all = true;
@@ -166,7 +187,7 @@ function admitted(
     : sources.length > 0
       ? { kind: 'some', sources }
       : { kind: 'nothing' };
-  return { admits, lines };
+  return { admits, lines, namesServicePort };
 }
 
 /** The label every namespace carries with its own name (Kubernetes 1.21+): the only namespace
@@ -263,12 +284,13 @@ export function policiesFor(ctx: CheckContext, port: ServicePort, client?: Pod):
         !pods.some((pod) => labelSelectorMatches(spec['podSelector'], pod.labels))
       )
         return [];
-      const { admits, lines } = admitted(spec, svc.namespace, port.protocol, target);
+      const { admits, lines, namesServicePort } = admitted(spec, svc.namespace, port, target);
       const name = p.metadata?.name ?? '';
       return [
         {
           name,
           admits,
+          namesServicePort,
           pods: pods
             .filter((pod) => labelSelectorMatches(spec['podSelector'], pod.labels))
             .map((pod) => pod.name),
@@ -356,7 +378,9 @@ export function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[]
         : `${named} (--from) is one of them.`;
   const explanation =
     admits.kind === 'nothing'
-      ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods for ingress and no ingress rule allows ${what}: connections to the Service and to the Pods directly are dropped silently, so clients time out. Add an ingress rule for the clients that need it.`
+      ? policies.some((p) => p.namesServicePort)
+        ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods for ingress, and a rule names ${port.port}, the Service's port; a NetworkPolicy matches the port on the Pod after the Service's DNAT (${portsOnPods(targetPorts(port, ctx.selectedPods()))}), so no rule admits ${what}: connections to the Service and to the Pods directly are dropped silently, so clients time out. Name the Pods' port (or its name) in the rule.`
+        : `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods for ingress and no ingress rule allows ${what}: connections to the Service and to the Pods directly are dropped silently, so clients time out. Add an ingress rule for the clients that need it.`
       : refused
         ? `Each Pod takes only what the policies selecting it admit; ${named} (labels ${labels}, namespace ${client!.namespace}) matches none of the sources they admit to ${what}${where}, so its connections there, through the Service or to the Pods directly, are dropped silently and time out. Add an ingress rule that admits it, or label it as one of the admitted sources.`
         : admits.kind === 'all'
