@@ -79,11 +79,16 @@ export function similarServices(
     .map((x) => x.s);
 }
 
+/** A Service's name is a DNS-1035 label: the API server accepts no other, so no capture is needed
+ * to know that a Service of any other name does not exist. */
+const SERVICE_NAME = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+
 /** What the snapshot holds, when the target is not in the facts and they do not list its
  * namespace's Services whole (a snapshot of another Service): not read, rather than missing. The
  * API's own answer that it is not there (a live run's suggestions) is no such case. */
 function snapshotHolds(ctx: CheckContext): string | undefined {
   if (ctx.service || ctx.options.suggestions !== undefined) return undefined;
+  if (!SERVICE_NAME.test(ctx.target.service)) return undefined;
   const scope = serviceListScope(ctx.facts);
   if (listedWhole(scope, ctx.target.namespace)) return undefined;
   const { service: held, namespace: heldNs } = ctx.facts.meta;
@@ -132,7 +137,7 @@ function notFound(ctx: CheckContext): Finding {
   return finding('service-not-found', 'fail', `Service ${namespace}/${service} does not exist`, {
     explanation:
       suggestions.length > 0
-        ? `There is no Service "${service}" in namespace ${namespace}. Did you mean ${list(suggestions.map(phrase), 'or')}? A client that uses the name gets NXDOMAIN from cluster DNS.`
+        ? `There is no Service "${service}" in namespace ${namespace}${SERVICE_NAME.test(service) ? '' : " (nor can there be: a Service's name is lowercase letters, digits and '-', starting with a letter)"}. Did you mean ${list(suggestions.map(phrase), 'or')}? A client that uses the name gets NXDOMAIN from cluster DNS.`
         : `There is no Service "${service}" in namespace ${namespace}, and no Service with a similar name${ctx.view.services.length === 0 ? ' was read' : ''}. A client that uses the name gets NXDOMAIN from cluster DNS: create the Service, or check the namespace.`,
     evidence: [
       read(
