@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diagnose, probePlan, STEPS } from '../../src/core/diagnose.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
-import { aService, dumps, facts, healthy, TARGET } from './checks/builders.js';
+import { aService, dumps, facts, healthy, listedWhole, TARGET } from './checks/builders.js';
 
 const statuses = (f: Facts, o: Parameters<typeof diagnose>[2] = {}) =>
   Object.fromEntries(diagnose(f, TARGET, o).steps.map((s) => [s.id, s.status]));
@@ -70,7 +70,7 @@ describe('diagnose', () => {
   });
 
   it('a missing Service fails step 1 and skips the rest', () => {
-    const report = diagnose(facts([aService({ name: 'other' })]), TARGET);
+    const report = diagnose(listedWhole(facts([aService({ name: 'other' })])), TARGET);
     assert.equal(report.steps[0]!.status, 'fail');
     assert.deepEqual(new Set(report.steps.slice(1).map((s) => s.status)), new Set(['skip']));
     assert.equal(report.status, 'fail');
