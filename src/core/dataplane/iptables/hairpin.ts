@@ -3,7 +3,7 @@
 import type { StateLine } from '../dataplane.js';
 import { BRIDGE_NOTE, type Hairpin, type HairpinQuery } from '../hairpin.js';
 import type { Ruleset, Table } from './read/parse.js';
-import { jumpsTo, postroutingMasquerades } from './drift/node.js';
+import { jumpsTo, markMasqSets, postroutingMasquerades } from './drift/node.js';
 
 export const IPTABLES_HAIRPIN =
   "Each endpoint's KUBE-SEP chain on its own node marks hairpin traffic for masquerade.";
@@ -49,10 +49,7 @@ function nodePath(nat: Table, source: string, q: HairpinQuery): Hairpin | undefi
       next: 'restart-kube-proxy',
       causes: ['entry-jump-missing'],
     };
-  // the mark KUBE-MARK-MASQ sets on this node, as read
-  let mark = 0;
-  for (const r of nat.chain('KUBE-MARK-MASQ')?.rules ?? [])
-    if (r.target?.kind === 'mark') mark = ((mark & ~r.target.mask) ^ r.target.value) >>> 0;
+  const mark = markMasqSets(nat);
   if (
     mark !== 0 &&
     jumpsTo(nat, 'POSTROUTING', 'KUBE-POSTROUTING') &&

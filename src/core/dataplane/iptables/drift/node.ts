@@ -73,6 +73,14 @@ export function nodeLevelChecks(c: DriftContext): void {
   }
 }
 
+/** The mark KUBE-MARK-MASQ's rules set on a packet, as read. */
+export function markMasqSets(nat: Table): number {
+  let set = 0;
+  for (const r of nat.chain('KUBE-MARK-MASQ')?.rules ?? [])
+    if (r.target?.kind === 'mark') set = ((set & ~r.target.mask) ^ r.target.value) >>> 0;
+  return set;
+}
+
 /** KUBE-MARK-MASQ must set the mark, KUBE-POSTROUTING must masquerade what carries it. */
 function masquerading(c: DriftContext): void {
   const { nat } = c;
@@ -80,9 +88,7 @@ function masquerading(c: DriftContext): void {
   const problems: string[] = [];
   if (!jumpsTo(nat, 'POSTROUTING', 'KUBE-POSTROUTING'))
     problems.push('nat POSTROUTING does not jump to KUBE-POSTROUTING');
-  let set = 0;
-  for (const r of nat.chain('KUBE-MARK-MASQ')?.rules ?? [])
-    if (r.target?.kind === 'mark') set = ((set & ~r.target.mask) ^ r.target.value) >>> 0;
+  const set = markMasqSets(nat);
   if ((set & mark) !== mark) problems.push(`KUBE-MARK-MASQ does not set the mark ${hexMark(mark)}`);
   if (!postroutingMasquerades(nat, mark))
     problems.push(`KUBE-POSTROUTING does not masquerade packets marked ${hexMark(mark)}`);
