@@ -37,5 +37,27 @@ export function inputs(z: Zod) {
       .optional()
       .describe('seconds a debug Pod may take to start, and each command on a node (default: 60)'),
   };
-  return { snapshot, node, namespace, family, access };
+  // which nodes svc reads live, as its flags choose them (a snapshot holds the nodes it recorded)
+  const nodeChoice = {
+    nodes: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('read these nodes (a,b,c) instead of the default choice'),
+    'all-nodes': z.boolean().optional().describe('read every node'),
+    'max-nodes': z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('read at most N nodes (default 20)'),
+    from: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "the client whose connection fails, pod/NAME or node/NAME: its node's rules are read first",
+      ),
+  };
+  return { snapshot, node, namespace, family, access, nodeChoice };
 }

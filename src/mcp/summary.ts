@@ -12,10 +12,27 @@ export function svcSummary(r: Report): string {
   const name = `${r.target.namespace}/${r.target.service}`;
   const steps = r.steps;
   const worst = steps.find((s) => s.status === 'fail') ?? steps.find((s) => s.status === 'warn');
-  if (!worst) return `${name}: ${r.status ?? 'no status'}; ${steps.length} steps, none failing`;
+  if (!worst)
+    return `${name}: ${r.status ?? 'no status'}; ${steps.length} steps, none failing${unseen(r)}`;
   const f = worst.findings.find((x) => x.status === worst.status) ?? worst.findings[0];
   const next = f?.next ? `\nnext: ${f.next}` : '';
-  return `${name}: ${worst.status} at step ${worst.id}${f ? `: ${f.id}: ${f.title}` : ''}${next}`;
+  return `${name}: ${worst.status} at step ${worst.id}${f ? `: ${f.id}: ${f.title}` : ''}${next}${unseen(r)}`;
+}
+
+/** The first three, then how many more: a summary never grows with the cluster. */
+const few = (xs: string[]): string =>
+  `${xs.slice(0, 3).join('; ')}${xs.length > 3 ? `; and ${xs.length - 3} more` : ''}`;
+
+/** What the answer could not see, said beside its mark: a pass is one only as far as it looked. */
+function unseen(r: Report): string {
+  if (r.verdict !== 'partial') return '';
+  const parts = [
+    ...(r.unobserved.length > 0 ? [`${r.unobserved.length} checks not observed`] : []),
+    ...(r.notRead.length > 0 ? [`${r.notRead.length} reads lost`] : []),
+  ];
+  const first = [...r.unobserved, ...r.notRead.map((n) => `${n.what}: ${n.why}`)].slice(0, 3);
+  const more = r.unobserved.length + r.notRead.length - first.length;
+  return `\npartial: ${parts.join(', ') || 'some steps could not look everywhere'}${first.map((x) => `\n  ${x}`).join('')}${more > 0 ? `\n  and ${more} more` : ''}`;
 }
 
 export function rulesSummary(r: ReturnType<typeof rulesDoc>): string {
@@ -30,7 +47,16 @@ export function searchSummary(s: ReturnType<typeof searchDoc>): string {
 
 export function driftSummary(d: ReturnType<typeof driftDoc>): string {
   const c = d.summary;
-  return `${d.nodes.length} node(s): ${c.error} errors, ${c.warning} warnings, ${c.info} info: ${c.drift ? 'drift found' : 'no drift'}`;
+  const inPart = d.nodes.filter((n) => n.readInPart !== undefined).map((n) => n.node);
+  const left = [
+    ...(d.notCompared.length > 0
+      ? [
+          `${d.notCompared.length} not compared (${few(d.notCompared.map((n) => `${n.node}: ${n.why}`))})`,
+        ]
+      : []),
+    ...(inPart.length > 0 ? [`compared in part on ${few(inPart)}`] : []),
+  ];
+  return `${d.nodes.length} node(s) compared: ${c.error} errors, ${c.warning} warnings, ${c.info} info: ${c.drift ? 'drift found' : 'no drift'}${left.length > 0 ? `; ${left.join('; ')}` : ''}`;
 }
 
 export function traceSummary(t: ReturnType<typeof traceDoc>): string {

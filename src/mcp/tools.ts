@@ -6,7 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { driftCommand } from '../commands/drift.js';
 import { expectCommand } from '../commands/expect.js';
-import { UsageError, type GlobalOptions } from '../commands/common/io.js';
+import { EXIT, UsageError, type GlobalOptions } from '../commands/common/io.js';
 import { rulesCommand } from '../commands/rules.js';
 import { svcCommand } from '../commands/svc.js';
 import { traceCommand } from '../commands/trace.js';
@@ -38,6 +38,13 @@ const PODS_ALLOWED =
 const PODS_REFUSED =
   ' This server never creates a debug Pod (start it with kdebug mcp --allow-debug-pods for that).';
 
+/** What each exit code says, as the README's table does (commands/common/io.ts EXIT). */
+const EXIT_MEANING: Record<number, string> = {
+  [EXIT.problem]: 'a problem was found',
+  [EXIT.failed]: 'kdebug could not do all of its job: the answer is partial or missing',
+  [EXIT.interrupted]: 'interrupted',
+};
+
 /** A command's result as a tool's: its JSON and a summary (an error is `guarded`'s). */
 async function answer<D extends object>(
   extra: Extra,
@@ -47,7 +54,8 @@ async function answer<D extends object>(
 ): Promise<CallToolResult> {
   const ran = await runCommand(extra, what, command);
   const { doc, text } = present(ran);
-  const code = ran.code === 0 ? '' : `\n(kdebug exit code ${ran.code}: a problem was found)`;
+  const code =
+    ran.code === 0 ? '' : `\n(kdebug exit code ${ran.code}: ${EXIT_MEANING[ran.code] ?? 'failed'})`;
   return {
     content: [{ type: 'text', text: `${text}${code}` }],
     structuredContent: doc as Record<string, unknown>,
@@ -78,7 +86,7 @@ export function registerTools(
   z: Zod,
   OUTPUT: OutputSchemas,
 ): void {
-  const { snapshot, node, namespace, family, access } = inputs(z);
+  const { snapshot, node, namespace, family, access, nodeChoice } = inputs(z);
   const listings = listingSchemas(z);
   const pods = s.allowDebugPods ? PODS_ALLOWED : PODS_REFUSED;
   /** The node access flags of a call: the server's, the call's --via and --node-timeout. */
@@ -124,14 +132,27 @@ export function registerTools(
       inputSchema: {
         name: z.string().min(1).describe('the Service: NAME, or NAMESPACE/NAME'),
         namespace,
+        'all-namespaces': z
+          .boolean()
+          .optional()
+          .describe('find the Service of that name in whichever namespace holds it'),
         snapshot,
         ...access,
+        ...nodeChoice,
       },
       outputSchema: OUTPUT.svc,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     guarded(async (i, extra) => {
-      const o = { ...flags(i), snapshot: i.snapshot };
+      const o = {
+        ...flags(i),
+        snapshot: i.snapshot,
+        allNamespaces: i['all-namespaces'],
+        nodes: i.nodes,
+        allNodes: i['all-nodes'],
+        maxNodes: i['max-nodes'] === undefined ? undefined : String(i['max-nodes']),
+        from: i.from,
+      };
       return answerJson(extra, `svc ${i.name}`, () => svcCommand(i.name, o, g(i)), say.svcSummary);
     }),
   );
@@ -332,7 +353,10 @@ export function registerTools(
     },
     guarded(async () => {
       const doc = await listScenarios();
-      const text = doc.scenarios.map((x) => `${x.name}: ${x.summary}`).join('\n');
+      // the directory is what the other tools take as `snapshot`, not the name
+      const text = doc.scenarios
+        .map((x) => `${x.name}: ${x.summary}\n  snapshot: ${x.snapshot}`)
+        .join('\n');
       return { content: [{ type: 'text', text }], structuredContent: doc };
     }),
   );

@@ -9,6 +9,9 @@ import { kdebug, ROOT } from '../support/cli.js';
 import { assertMatchesSchema } from '../support/schema.js';
 import { startServer, textOf, type Server } from './client.js';
 import { MCP_TOOLS } from '../support/mcp-tools.js';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const DEMO = `${ROOT}/snapshots/nginx-svc`;
 const NODE = 'vm-12-7-centos';
@@ -159,6 +162,60 @@ describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
     assert.deepEqual(names.sort(), ['kubernetes', 'nginx-svc']);
     const all = await call('services', { snapshot: DEMO, 'all-namespaces': true });
     assert.match(textOf(all), /kube-system\/kube-dns/);
+  });
+
+  it('a partial answer says so in its summary: what was not compared, what exit 2 means', async () => {
+    // the demo with one node's rules dump left out: that node is not compared, svc is partial
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-mcp-partial-'));
+    try {
+      cpSync(DEMO, dir, { recursive: true });
+      rmSync(join(dir, 'nodes', NODE, 'iptables-save.txt'));
+      const drift = await same('drift', { snapshot: dir, 'all-nodes': true }, [
+        'drift',
+        '--snapshot',
+        dir,
+        '--all-nodes',
+      ]);
+      assert.match(textOf(drift), new RegExp(`1 not compared \\(${NODE}: `));
+      assert.match(textOf(drift), /exit code 2: kdebug could not do all of its job/);
+      assert.doesNotMatch(textOf(drift), /a problem was found/);
+      const svc = await same('svc', { name: 'nginx-svc', snapshot: dir }, [
+        'svc',
+        'nginx-svc',
+        '--snapshot',
+        dir,
+      ]);
+      assert.equal((svc.structuredContent as { verdict: string }).verdict, 'partial');
+      assert.match(textOf(svc), /\npartial: /);
+      assert.doesNotMatch(textOf(svc), /none failing$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("scenarios: the text names each one's snapshot directory, which svc takes as it is", async () => {
+    const text = textOf(await call('scenarios', {}));
+    const dir = /^selector-typo: .*\n {2}snapshot: (.+)$/m.exec(text)?.[1];
+    assert.ok(dir, text);
+    const r = await call('svc', { name: 'nginx-svc', snapshot: dir });
+    assert.ok(!r.isError, textOf(r));
+    assert.match(textOf(r), /selector-matches-no-pods/);
+  });
+
+  it('svc takes the node choice and -A as the command does', async () => {
+    const r = await call('svc', { name: 'nginx-svc', 'all-namespaces': true, snapshot: DEMO });
+    assert.ok(!r.isError, textOf(r));
+    assert.equal(
+      (r.structuredContent as { target: { namespace: string } }).target.namespace,
+      'default',
+    );
+    // as the command line: the node choice is for live reads, refused with a snapshot
+    const nodes = await call('svc', { name: 'nginx-svc', snapshot: DEMO, nodes: NODE });
+    assert.equal(nodes.isError, true);
+    assert.match(
+      textOf(nodes),
+      /^kdebug: --nodes, --all-nodes, --max-nodes.* are for reading nodes live/,
+    );
   });
 
   it('bad input: one line that says what is wrong, and the server goes on', async () => {
