@@ -172,6 +172,60 @@ describe('r145 faults', () => {
         assert.match(line, lacks);
       }));
 
+  // before (r147's T1): "◐ 5 DNS", "✓ CoreDNS up", the expected records, nothing of the zone
+  it("a Corefile zone other than kubelet's clusterDomain warns with no lookup recorded", () =>
+    withFault(
+      'nginx-svc',
+      (dir, objects) => {
+        const coredns = objects.find(
+          (o) => o.kind === 'ConfigMap' && o.metadata?.name === 'coredns',
+        ) as KubeObject & { data: { Corefile: string } };
+        coredns.data.Corefile = coredns.data.Corefile.replace(
+          'kubernetes cluster.local',
+          'kubernetes cluster.lcoal',
+        );
+        for (const node of ['vm-12-11-centos', 'vm-12-7-centos'])
+          rmSync(
+            join(
+              dir,
+              'nodes',
+              node,
+              'dns-lookup_A_nginx-svc.default.svc.cluster.local_10.1.0.10.txt',
+            ),
+          );
+      },
+      (dir) => {
+        const r = svc(dir, '--verbose');
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(
+          step(r, 'DNS'),
+          /^! CoreDNS serves cluster\.lcoal, Pods search cluster\.local: nginx-svc\.default\.svc\.cluster\.local would be NXDOMAIN/,
+        );
+        assert.match(r.stdout, /kubelet configuration: clusterDomain: cluster\.local/);
+        assert.match(r.stdout, /^Next: kubectl -n kube-system get configmap coredns -o yaml$/m);
+      },
+    ));
+
+  it('the same zones, no lookup recorded: no zone warning', () =>
+    withFault(
+      'nginx-svc',
+      (dir) => {
+        for (const node of ['vm-12-11-centos', 'vm-12-7-centos'])
+          rmSync(
+            join(
+              dir,
+              'nodes',
+              node,
+              'dns-lookup_A_nginx-svc.default.svc.cluster.local_10.1.0.10.txt',
+            ),
+          );
+      },
+      (dir) => {
+        const r = svc(dir, '--verbose');
+        assert.doesNotMatch(r.stdout, /dns-zone-mismatch|would be NXDOMAIN/);
+      },
+    ));
+
   // before: "◐ 5 DNS … A lookup of nginx-svc.default.svc.cluster.lan not recorded", exit 0
   it("a Corefile zone other than kubelet's clusterDomain fails DNS from the NXDOMAIN recorded", () =>
     withFault(

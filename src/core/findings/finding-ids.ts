@@ -54,6 +54,7 @@ export const STEP_FINDING_IDS = {
     'dns-names',
     'dns-answer-ok',
     'dns-answer-wrong',
+    'dns-zone-mismatch',
     'dns-lookup-not-recorded',
     'dns-lookup-not-observed',
     'coredns-not-recorded',

@@ -8,7 +8,13 @@ import { kubectl, valid, w, NODE_DEBUG_IMAGE } from '../../findings/next-command
 import { type Check, findingOf, pending } from '../check.js';
 import { coreDns } from './coredns.js';
 import { lookups } from './lookups.js';
-import { clusterDomain, expectedRecords, kubeDnsService, type Expected } from './records.js';
+import {
+  clusterDomain,
+  expectedRecords,
+  kubeDnsService,
+  zoneMismatch,
+  type Expected,
+} from './records.js';
 
 const finding = findingOf('dns');
 
@@ -68,6 +74,22 @@ export const dnsCheck: Check<'dns'> = {
     );
     if (found.length === 0 && ctx.waiting('nodes'))
       return pending('waiting for the DNS lookups on the nodes');
+    // read from both configurations: says what no lookup was there to show
+    const answered = found.some((f) => f.id === 'dns-answer-ok' || f.id === 'dns-answer-wrong');
+    const zone = answered ? undefined : zoneMismatch(ctx);
+    if (zone)
+      found.push(
+        finding(
+          'dns-zone-mismatch',
+          'warn',
+          `CoreDNS serves ${zone.served.join(', ')}, Pods search ${zone.kubelet}: ${svc.name}.${svc.namespace}.svc.${zone.kubelet} would be NXDOMAIN`,
+          {
+            explanation: `The Corefile's kubernetes plugin serves ${zone.served.join(', ')}, while kubelet gives Pods the cluster domain ${zone.kubelet} (their resolv.conf search path): every Service name under ${zone.kubelet} gets NXDOMAIN from CoreDNS. No lookup was recorded to show it; both configurations were read from the API. Make the Corefile's kubernetes zone ${zone.kubelet}, or kubelet's clusterDomain the zone CoreDNS serves.`,
+            evidence: zone.evidence,
+            next: kubectl('kube-system', 'get', 'configmap', 'coredns', '-o', 'yaml'),
+          },
+        ),
+      );
     if (found.length === 0 && ctx.nodeNames().length > 0 && dns)
       found.push(
         finding('dns-lookup-not-recorded', 'skip', 'no recorded lookup of the Service name', {

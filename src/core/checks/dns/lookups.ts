@@ -1,12 +1,12 @@
 // What the recorded lookups of the Service's names against kube-dns returned on each node,
 // compared with the records the Service should have; alike answers on many nodes fold into one.
-import { computed, read, unseen } from '../../findings/evidence.js';
+import { computed, unseen } from '../../findings/evidence.js';
 import type { Finding } from '../../model.js';
 import { kubectl, onNode, valid, w } from '../../findings/next-command.js';
 import { type Cause, consequence, FEW_NODES, findingOf, foldNodes, listFew } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { idleProbers, probeSeen, probingNodes, type NodeProbe } from '../reachability/probes.js';
-import { corefileZones, kubeletDomain, plannedLookups, type Expected } from './records.js';
+import { plannedLookups, zoneMismatch, type Expected } from './records.js';
 
 const finding = findingOf('dns');
 
@@ -166,19 +166,4 @@ export function lookups(
       ),
     );
   return out;
-}
-
-/** Kubelet's cluster domain (the one Pods search) when the Corefile, read, does not serve it. */
-function zoneMismatch(ctx: CheckContext) {
-  const kubelet = kubeletDomain(ctx);
-  const served = corefileZones(ctx);
-  if (!kubelet || served.length === 0 || served.includes(kubelet)) return undefined;
-  return {
-    kubelet,
-    served,
-    evidence: [
-      read(`ConfigMap kube-system/coredns: Corefile kubernetes ${served.join(' ')}`),
-      read(`kubelet configuration: clusterDomain: ${kubelet}`),
-    ],
-  };
 }

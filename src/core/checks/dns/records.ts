@@ -1,5 +1,6 @@
 // What cluster DNS should answer for the Service: the cluster domain, the kube-dns Service, the
 // records CoreDNS serves for the Service's names, and the lookups a live run makes on each node.
+import { read } from '../../findings/evidence.js';
 import type { Service } from '../../kube/objects.js';
 import type { CheckContext } from '../context.js';
 import type { NodeProbe } from '../reachability/probes.js';
@@ -28,6 +29,21 @@ export function kubeletDomain(ctx: CheckContext): string | undefined {
     .filter((c) => c.namespace === 'kube-system' && /^kubelet-config(?:-\d+\.\d+)?$/.test(c.name))
     .sort((a, b) => b.name.localeCompare(a.name, 'en', { numeric: true }))[0]?.data['kubelet'];
   return /^clusterDomain:\s*"?([a-z0-9.-]+?)\.?"?\s*$/m.exec(config ?? '')?.[1];
+}
+
+/** Kubelet's cluster domain (the one Pods search) when the Corefile, read, does not serve it. */
+export function zoneMismatch(ctx: CheckContext) {
+  const kubelet = kubeletDomain(ctx);
+  const served = corefileZones(ctx);
+  if (!kubelet || served.length === 0 || served.includes(kubelet)) return undefined;
+  return {
+    kubelet,
+    served,
+    evidence: [
+      read(`ConfigMap kube-system/coredns: Corefile kubernetes ${served.join(' ')}`),
+      read(`kubelet configuration: clusterDomain: ${kubelet}`),
+    ],
+  };
 }
 
 const KUBERNETES_PLUGIN = /^\s*kubernetes\s+([^{\n]+)/;
