@@ -247,7 +247,12 @@ function dualStack(f: Facts): void {
   const analysis = new Analysis(f);
   const saves = nodes(f).map((n) => {
     const node = analysis.node(n);
-    const save = (family: 'IPv4' | 'IPv6') => expectedSave(node.expected(undefined, { family }));
+    // as the node's iptables-save prints it: kdebug's own header and notes are not in a dump
+    const save = (family: 'IPv4' | 'IPv6') =>
+      expectedSave(node.expected(undefined, { family }))
+        .split('\n')
+        .filter((l) => !l.startsWith('# '))
+        .join('\n');
     return [n, save('IPv4'), save('IPv6')] as const;
   });
   for (const [n, v4, v6] of saves) {
