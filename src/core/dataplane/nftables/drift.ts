@@ -24,7 +24,7 @@ import { unreadAt, type NftTable, type NftUnread } from './read/listing.js';
 import { scriptLine, type NftCommand } from './expected/script.js';
 import { unreadBearing, unreadNames } from './trees/partial.js';
 import { portChain } from './trees/port-chain.js';
-import { keyText, type PortCheck } from './drift/context.js';
+import { hairpinElements, type PortCheck } from './drift/context.js';
 import { servicePort } from './drift/service-port.js';
 import { elementTargets, fixedChains } from './drift/fixed-chains.js';
 import { removedServiceElements } from './drift/removed.js';
@@ -57,7 +57,6 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   let all: string[] | undefined; // the whole script's lines, printed once if any finding quotes them
   const lbIPs = new Set(exp.servicePorts.flatMap((sp) => sp.loadBalancerIPs));
   const got = byName(input.trees);
-  const hairpin = new Set(table.set('hairpin-connections')?.elements.map(keyText) ?? []);
   const scope = input.scoped ? new Set(exp.servicePorts.map((sp) => sp.name)) : undefined;
   const unread = unreadFor(table, scope);
   const c: PortCheck = {
@@ -67,7 +66,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     exp,
     add,
     script: () => (all ??= linesOf(full().commands)),
-    hairpin,
+    hairpin: hairpinElements(table),
     release: exp.release,
     unread,
     bearing: unreadBearing(unread),

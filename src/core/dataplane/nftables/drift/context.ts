@@ -3,6 +3,7 @@
 import type { AddFinding as Add } from '../../drift.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';
 import type { Release } from '../../kube-proxy/releases.js';
+import { hostPort } from '../../../ipv6.js';
 import type { NftTable, NftUnread } from '../read/listing.js';
 
 export interface PortCheck {
@@ -13,7 +14,8 @@ export interface PortCheck {
   add: Add;
   /** The script's lines, printed when a finding quotes them. */
   script: () => string[];
-  hairpin: Set<string>;
+  /** hairpin-connections' elements by protocol: the "ip:port" of each (a finding adds its own). */
+  hairpin: Map<string, Set<string>>;
   release: Release;
   /** The lines of the listing not read that this comparison may rest on. */
   unread: NftUnread[];
@@ -22,3 +24,18 @@ export interface PortCheck {
 }
 
 export const keyText = (e: { key: (string | number)[] }) => e.key.join(' . ');
+
+/** hairpin-connections' elements kube-proxy writes (`ip . ip . proto . port`: an endpoint to
+ * itself) by protocol, each as its "ip:port": an endpoint is looked up by its own address, no key
+ * string made per endpoint. */
+export function hairpinElements(t: NftTable): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const { key } of t.set('hairpin-connections')?.elements ?? []) {
+    if (key.length !== 4 || String(key[0]) !== String(key[1])) continue;
+    const protocol = String(key[2]);
+    let addresses = out.get(protocol);
+    if (!addresses) out.set(protocol, (addresses = new Set()));
+    addresses.add(hostPort(String(key[0]), key[3]!));
+  }
+  return out;
+}

@@ -152,9 +152,10 @@ export function servicePort(
   // before 1.36 each endpoint chain marks its own hairpin traffic: no hairpin-connections set
   const hairpins = writes(c.release, 'nftInlineMasquerade') ? sp.reachableEndpoints : [];
   for (const ep of hairpins.filter((e) => e.local)) {
-    const key = `${ep.ip} . ${ep.ip} . ${sp.protocol} . ${ep.port}`;
-    if (c.hairpin.has(key)) continue;
-    c.hairpin.add(key); // one finding per element
+    let held = c.hairpin.get(sp.protocol);
+    if (!held) c.hairpin.set(sp.protocol, (held = new Set()));
+    if (held.has(ep.address)) continue;
+    held.add(ep.address); // one finding per element
     missing('masquerade-missing', {
       title: `${ep.address} not in hairpin-connections`,
       message: `${ep.address} is a local endpoint of ${sp.name}, but kube-proxy's table on ${node} has no hairpin-connections element for it: a Pod reaching itself through the Service gets replies from its own address and drops them.`,

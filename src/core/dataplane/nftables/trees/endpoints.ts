@@ -13,7 +13,7 @@ export function endpointsOf(
   rules: NftRule[],
   reached: Set<NftChain>,
   x: ServiceTree,
-  hairpin: Set<string> | undefined,
+  hairpin: Map<string, Set<string>> | undefined,
 ): TreeEndpoint[] {
   const out: TreeEndpoint[] = [];
   const byChain = new Map<string, TreeEndpoint>();
@@ -85,8 +85,9 @@ export function endpointsOf(
   }
   // 1.33 on: the masquerading chain's hairpin-connections set lists this node's endpoints; one
   // not in it is another node's (no hairpin there) or a local one missing: unknown without Pods
+  const held = hairpin?.get(x.protocol);
   for (const ep of out)
-    if (ep.address && ep.hairpinMasquerade === null && hairpin?.has(`${ep.address}/${x.protocol}`))
+    if (ep.address && ep.hairpinMasquerade === null && held?.has(ep.address))
       ep.hairpinMasquerade = true;
   return out;
 }

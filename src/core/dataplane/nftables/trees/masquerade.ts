@@ -32,12 +32,18 @@ export function clusterIpMasquerade(t: NftTable): Omit<MasqueradeRule, 'line'> |
   return undefined;
 }
 
-/** The hairpin-connections set's (endpoint, protocol) pairs: "ip:port/proto" of each element. */
-export function hairpinSet(t: NftTable): Set<string> | undefined {
+/** The hairpin-connections set's endpoints by protocol: the "ip:port" of each element (as the
+ * trees write an endpoint: "[fd00::3]:80" for the ip6 table), looked up by an endpoint's own
+ * address, no key string made per endpoint. */
+export function hairpinSet(t: NftTable): Map<string, Set<string>> | undefined {
   const s = t.set('hairpin-connections');
   if (!s) return undefined;
-  return new Set(
-    // "ip:port/proto" as the trees write an endpoint ("[fd00::3]:80/tcp" for the ip6 table)
-    s.elements.map((e) => `${hostPort(String(e.key[1]), Number(e.key[3]))}/${String(e.key[2])}`),
-  );
+  const out = new Map<string, Set<string>>();
+  for (const { key } of s.elements) {
+    const protocol = String(key[2]);
+    let addresses = out.get(protocol);
+    if (!addresses) out.set(protocol, (addresses = new Set()));
+    addresses.add(hostPort(String(key[1]), Number(key[3])));
+  }
+  return out;
 }
