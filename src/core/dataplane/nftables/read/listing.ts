@@ -221,17 +221,24 @@ export function missingSets(t: NftTable): string[] {
   return [...used].filter((name) => !t.set(name)).sort();
 }
 
+/** The verdicts, the first of them an expression holds is its verdict. */
+const VERDICTS = ['goto', 'jump', 'drop', 'accept', 'reject', 'return', 'continue'];
+
 /** A verdict expression: {"goto": {"target": "x"}}, {"jump": ...}, {"drop": null} ... */
 export function verdictOf(v: unknown): { kind: string; target?: string } | undefined {
   if (!isObject(v)) return undefined;
-  for (const kind of ['goto', 'jump', 'drop', 'accept', 'reject', 'return', 'continue']) {
-    if (!(kind in v)) continue;
-    const body = v[kind];
-    const target =
-      isObject(body) && typeof body['target'] === 'string' ? body['target'] : undefined;
-    return target ? { kind, target } : { kind };
+  // its own keys (one, as nft writes it) are read, not every verdict asked for: every
+  // expression of every rule is asked
+  let rank = VERDICTS.length;
+  for (const key in v) {
+    const i = VERDICTS.indexOf(key);
+    if (i >= 0 && i < rank) rank = i;
   }
-  return undefined;
+  const kind = VERDICTS[rank];
+  if (kind === undefined) return undefined;
+  const body = v[kind];
+  const target = isObject(body) && typeof body['target'] === 'string' ? body['target'] : undefined;
+  return target ? { kind, target } : { kind };
 }
 
 /** An address prefix {"prefix": {"addr", "len"}} as "a/len"; numbers and strings as they are. */
