@@ -13,6 +13,7 @@ import {
   type NodeDrift,
 } from '../drift.js';
 import type { ExpectedRules } from '../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../kube-proxy/service-port.js';
 import type { ServiceTrees } from '../trees.js';
 import {
   expectedNftCommands,
@@ -83,8 +84,9 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   elementTargets(c, scope);
   // a chain some current Service port has is not left over, even where nothing leads to it; nor
   // is one a line not read may lead to
-  const ports = new Map(exp.servicePorts.map((sp) => [sp.name, sp]));
+  let ports: Map<string, ExpectedServicePort> | undefined; // made for the first orphan only
   const current = (chain: string) => {
+    ports ??= new Map(exp.servicePorts.map((sp) => [sp.name, sp]));
     const sp = ports.get(portChain(chain)!.name);
     return sp !== undefined && nftPortChainNames(sp, exp).has(chain);
   };

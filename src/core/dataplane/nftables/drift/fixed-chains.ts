@@ -75,8 +75,10 @@ export function elementTargets(c: PortCheck, only: Set<string> | undefined): voi
   for (const map of ['service-ips', 'service-nodeports', 'firewall-ips'])
     for (const e of c.table.set(map)?.elements ?? []) {
       const target = e.verdict?.target;
-      const port = target ? portChain(target) : undefined;
-      if (!target || c.table.chain(target) || (only && !(port && only.has(port.name)))) continue;
+      if (!target || c.table.chain(target)) continue;
+      // read only for an element whose chain is missing: most elements' chains are there
+      const port = portChain(target);
+      if (only && !(port && only.has(port.name))) continue;
       c.add('element-chain-missing', {
         ...(port ? { service: port.name } : {}),
         title: `${map} sends ${keyText(e)} to ${target}, which is missing`,
