@@ -41,10 +41,14 @@ export function entriesNotListed(t: NftTable): boolean {
   return t.chains.some((ch) => portChain(ch.name)?.kind === 'service');
 }
 
+/** The tree's slot for each kind of a Service port's own chain. */
+const SLOT = { service: 'svc', local: 'svl', external: 'ext', firewall: 'fw' } as const;
+
 export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): ServiceTrees {
   const trees = new Map<ServicePortName, ServiceTree>();
   // the chains a map element or a jump leads to, as the table's lookup by name gives them (a
-  // paste may list a chain twice): most are endpoint chains, and only chains it holds are orphans
+  // paste may list a chain twice), and each Service port's own chains as listed: most are
+  // endpoint chains, and only chains it holds are orphans
   const reached = new Set<NftChain>();
   const reach = (name: string) => {
     const chain = t.chain(name);
@@ -166,11 +170,8 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
     if (!c || c.kind === 'endpoint') continue;
     const x = trees.get(c.name);
     if (!x) continue;
-    const slot = ({ service: 'svc', local: 'svl', external: 'ext', firewall: 'fw' } as const)[
-      c.kind as 'service' | 'local' | 'external' | 'firewall'
-    ];
-    x.chains[slot] = chain.name;
-    reach(chain.name);
+    x.chains[SLOT[c.kind as keyof typeof SLOT]] = chain.name;
+    reached.add(chain); // as listed: no lookup of the chain in hand (a twice-listed one: each)
     if (c.kind === 'service' || c.kind === 'local') {
       // 1.29-1.32 mark cluster IP traffic in the service chain itself
       for (const r of chain.rules) {

@@ -75,7 +75,8 @@ export function servicePort(
         actual: [...moved.map((x) => elementLine(source, x)), ...left.lines],
         ...sync(),
       });
-    } else if (!table.chain(found.chain))
+    } else if (a?.absentChains?.includes(found.chain))
+      // the trees say it of each entry, read from this table: not looked up again
       entryWrong = true; // element-chain-missing, from elementTargets
     else if (found.chain !== e.chain) {
       entryWrong = true;
