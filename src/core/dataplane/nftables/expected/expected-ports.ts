@@ -23,15 +23,17 @@ export interface NftPortPlan {
   externalMasquerade: string[];
 }
 
-/** Each Service port's plan. Where two ports write an element of the same key (an external IP
- * two Services share), the map holds the last one written, as nft applies the script. */
+/** Each Service port with its plan, in the ports' order. Where two ports write an element of the
+ * same key (an external IP two Services share), the map holds the last one written, as nft
+ * applies the script. */
 export function nftPortPlans(
   ports: readonly ExpectedServicePort[],
   loadBalancerIPs: ReadonlySet<string>,
-): Map<ExpectedServicePort, NftPortPlan> {
+): (readonly [ExpectedServicePort, NftPortPlan])[] {
   // an address in cluster-ips is a cluster IP to the trees, whatever else it is
   const clusterIPs = new Set(ports.map((sp) => sp.clusterIP));
-  const plans = new Map(ports.map((sp) => [sp, nftPortPlan(sp, clusterIPs, loadBalancerIPs)]));
+  // pairs, not a Map: each is walked in order, none looked up
+  const plans = ports.map((sp) => [sp, nftPortPlan(sp, clusterIPs, loadBalancerIPs)] as const);
   const keyOf = (sp: ExpectedServicePort, map: string, address: string | undefined, port: number) =>
     `${map} ${address ?? ''} ${sp.protocol} ${port}`;
   const owner = new Map<string, NftPortPlan>();
@@ -39,9 +41,7 @@ export function nftPortPlans(
     for (const e of p.entries) owner.set(keyOf(sp, e.from, e.address, e.port!), p);
     for (const v of p.verdicts) owner.set(keyOf(sp, v.chain, v.address, v.port), p);
   }
-  if (
-    owner.size < [...plans.values()].reduce((n, p) => n + p.entries.length + p.verdicts.length, 0)
-  )
+  if (owner.size < plans.reduce((n, [, p]) => n + p.entries.length + p.verdicts.length, 0))
     for (const [sp, p] of plans) {
       p.entries = p.entries.filter((e) => owner.get(keyOf(sp, e.from, e.address, e.port!)) === p);
       p.verdicts = p.verdicts.filter((v) => owner.get(keyOf(sp, v.chain, v.address, v.port)) === p);
@@ -62,12 +62,7 @@ function nftPortPlan(
   const plan: NftPortPlan = {
     entries: [],
     verdicts: [],
-    chains: {
-      ...(sp.chains.svc ? { svc: names.service } : {}),
-      ...(sp.chains.svl ? { svl: names.local } : {}),
-      ...(sp.chains.ext ? { ext: names.external } : {}),
-      ...(usesFirewall(sp) ? { fw: names.firewall } : {}),
-    },
+    chains: {},
     // an endpoint's address is its "ip:port" already ("[ip]:port" in IPv6), as hostPort writes it
     endpoints: sp.chains.svc ? sp.clusterEndpoints.map((e) => e.address) : [],
     localEndpoints: sp.chains.svl ? sp.localEndpoints.map((e) => e.address) : [],
@@ -77,6 +72,11 @@ function nftPortPlan(
         ? ['fib saddr type local']
         : ['all'],
   };
+  // set one by one, not spread from an object made for each (10,000 ports)
+  if (sp.chains.svc) plan.chains.svc = names.service;
+  if (sp.chains.svl) plan.chains.svl = names.local;
+  if (sp.chains.ext) plan.chains.ext = names.external;
+  if (usesFirewall(sp)) plan.chains.fw = names.firewall;
   const balanced =
     (sp.chains.svc && sp.clusterEndpoints.length > 0) ||
     (sp.chains.svl && sp.localEndpoints.length > 0);
