@@ -34,17 +34,45 @@ export function nftPortPlans(
   const clusterIPs = new Set(ports.map((sp) => sp.clusterIP));
   // pairs, not a Map: each is walked in order, none looked up
   const plans = ports.map((sp) => [sp, nftPortPlan(sp, clusterIPs, loadBalancerIPs)] as const);
-  const keyOf = (sp: ExpectedServicePort, map: string, address: string | undefined, port: number) =>
-    `${map} ${address ?? ''} ${sp.protocol} ${port}`;
-  const owner = new Map<string, NftPortPlan>();
-  for (const [sp, p] of plans) {
-    for (const e of p.entries) owner.set(keyOf(sp, e.from, e.address, e.port!), p);
-    for (const v of p.verdicts) owner.set(keyOf(sp, v.chain, v.address, v.port), p);
+  // two ports' keys can be one only at an address (a node port's: its port number) both write:
+  // only keys at such an address are spelled out, most addresses being one port's alone
+  const writer = new Map<string | number, NftPortPlan | 'several'>();
+  const wrote = (p: NftPortPlan, at: string | number) => {
+    const w = writer.get(at);
+    if (w === undefined) writer.set(at, p);
+    else if (w !== p) writer.set(at, 'several');
+  };
+  for (const [, p] of plans) {
+    for (const e of p.entries) wrote(p, e.address ?? e.port!);
+    for (const v of p.verdicts) wrote(p, v.address ?? v.port);
   }
-  if (owner.size < plans.reduce((n, [, p]) => n + p.entries.length + p.verdicts.length, 0))
+  const keyOf = (
+    sp: ExpectedServicePort,
+    map: string,
+    address: string | undefined,
+    port: number,
+  ) =>
+    writer.get(address ?? port) === 'several'
+      ? `${map} ${address ?? ''} ${sp.protocol} ${port}`
+      : undefined;
+  const owner = new Map<string, NftPortPlan>();
+  let keys = 0; // the keys spelled out, each time written
+  const own = (key: string | undefined, p: NftPortPlan) => {
+    if (key === undefined) return;
+    owner.set(key, p);
+    keys++;
+  };
+  for (const [sp, p] of plans) {
+    for (const e of p.entries) own(keyOf(sp, e.from, e.address, e.port!), p);
+    for (const v of p.verdicts) own(keyOf(sp, v.chain, v.address, v.port), p);
+  }
+  // a key not spelled out is its one port's
+  const last = (key: string | undefined, p: NftPortPlan) =>
+    key === undefined || owner.get(key) === p;
+  if (owner.size < keys)
     for (const [sp, p] of plans) {
-      p.entries = p.entries.filter((e) => owner.get(keyOf(sp, e.from, e.address, e.port!)) === p);
-      p.verdicts = p.verdicts.filter((v) => owner.get(keyOf(sp, v.chain, v.address, v.port)) === p);
+      p.entries = p.entries.filter((e) => last(keyOf(sp, e.from, e.address, e.port!), p));
+      p.verdicts = p.verdicts.filter((v) => last(keyOf(sp, v.chain, v.address, v.port), p));
     }
   return plans;
 }
