@@ -1838,6 +1838,26 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     );
   });
 
+  it("Calico eBPF's program log and its counters dump are named by what printed them", () => {
+    // trace_pipe's whole line (task-pid, CPU, flags, time), an IPv6 program's, the XDP and
+    // connect-time hooks (log.h's -X, -C)
+    assert.equal(
+      foreign(
+        '  curl-1234  [001] ..s1 100.000001: bpf_trace_printk: IPv6 eth0-----------X: New packet\n   <idle>-0 [000] d.s3. 100.2: bpf_trace_printk: cali12345678901-C: connect\n',
+      ),
+      'calico-bpf-log',
+    );
+    // another program's bpf_trace_printk, without Calico's interface-and-hook prefix, is not Calico's
+    assert.notEqual(foreign('bpf_trace_printk: hello from my program\n'), 'calico-bpf-log');
+    // `calico-node -bpf counters dump`: tablewriter's border, header, a row, the caption
+    assert.equal(
+      foreign(
+        '+----------+-------+---------+--------+-----+\n| CATEGORY | TYPE  | INGRESS | EGRESS | XDP |\n+----------+-------+---------+--------+-----+\n| Accepted | by policy | 12 | 0 | N/A |\n+----------+-------+---------+--------+-----+\ndumped eth0 counters.\n',
+      ),
+      'calico-bpf-counters',
+    );
+  });
+
   it("a Cilium map through its agent's map API, the kernel's iptables TRACE lines and kubectl 1.0's tables are named by what printed them", () => {
     // `cilium map get cilium_lb4_services_v2` / `cilium_lb4_backends`
     const mapGet = [

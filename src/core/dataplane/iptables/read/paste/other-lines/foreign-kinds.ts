@@ -33,6 +33,8 @@ export type ForeignKind =
   | 'conntrack'
   | 'ip-addr'
   | 'calico-bpf-nat'
+  | 'calico-bpf-log'
+  | 'calico-bpf-counters'
   | 'iptables-trace'
   | 'ovs-flows';
 
@@ -82,6 +84,10 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "this is klipper-lb's log (k3s ServiceLB's svclb-* Pods, its entry script traced by sh -x): the iptables commands it runs inside its own Pod to send the node's port to the Service (DNAT to its cluster IP, then MASQUERADE), and what they printed, not the node's kube-proxy rules: run `iptables-save` on the node and give kdebug that",
   'calico-bpf-nat':
     "this is Calico eBPF's NAT map (`calico-node -bpf nat dump`): Calico's eBPF dataplane replaces kube-proxy, each Service address and port is a frontend line ('ADDR port P proto N id I count C local L') with its backends under it, not iptables rules; kdebug does not read it yet",
+  'calico-bpf-log':
+    "this is the log of Calico eBPF's programs (bpf_trace_printk lines read from the kernel's trace_pipe, each after the interface and hook that logged it: -I ingress, -E egress, -X XDP, -C a socket's connect): what they did with some packets (conntrack, NAT lookups, the backend chosen), not the Services the dataplane holds; Calico's eBPF dataplane replaces kube-proxy: run `calico-node -bpf nat dump` in the calico-node Pod for its Services (each frontend and its backends), which kdebug does not read yet",
+  'calico-bpf-counters':
+    "this is `calico-node -bpf counters dump` output, the packet counters of Calico eBPF's programs on each interface (accepted, dropped and why, by ingress, egress and XDP hook): no Service is in it; Calico's eBPF dataplane replaces kube-proxy: run `calico-node -bpf nat dump` in the calico-node Pod for its Services (each frontend and its backends), which kdebug does not read yet",
   'iptables-trace':
     "these are the kernel's log lines of iptables' TRACE target (`TRACE: TABLE:CHAIN:rule:N` and the packet's fields): the rules one packet walked, by their number in each chain, not the rules themselves; run `iptables-save` on that node (rule N of a chain is its Nth -A line there) and give kdebug that",
   'ovs-flows':

@@ -113,6 +113,18 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   // Calico eBPF: `calico-node -bpf nat dump`, a frontend and its backends ("ID:ORDINAL  ADDR:PORT")
   [/^\S+ port \d+ proto \d+ id \d+ count \d+ local \d+$/, 'calico-bpf-nat'],
   [/^\d+:\d+\s+\[?[\da-f.:]+\]?:\d+$/, 'calico-bpf-nat'],
+  // Calico eBPF's programs logging (log.h's CALI_LOG: bpf_trace_printk) as the kernel's trace_pipe
+  // prints it ("TASK-PID [CPU] FLAGS TIME: bpf_trace_printk: "), each message after the interface's
+  // name padded with '-' and the hook that logged it (-I, -E, -X, -C), IPv6's after "IPv6 "
+  [
+    /^(?:\S.*-\d+ +(?:\( *[\d-]+\) +)?\[\d+\] +\S+ +[\d.]+: +)?bpf_trace_printk: (?:IPv6 )?[\w.@-]+-[ICEX]:(?: |$)/,
+    'calico-bpf-log',
+  ],
+  // `calico-node -bpf counters dump` (calico-bpf's dumpInterface): a tablewriter table per
+  // interface, CATEGORY and TYPE then a counter (or N/A) per hook, captioned "dumped IFACE counters."
+  [/^\| +CATEGORY +\| +TYPE +\| +INGRESS +\| +EGRESS +\| +XDP +\|$/, 'calico-bpf-counters'],
+  [/^\|[^|]*\|[^|]*(?:\| *(?:\d+|N\/A)? *){3}\|$|^\+(?:-+\+){5}$/, 'calico-bpf-counters'],
+  [/^dumped \S+ counters\.$/, 'calico-bpf-counters'],
   // Open vSwitch flows (`ovs-ofctl dump-flows`, `antctl get ovsflows`) and select groups
   [
     /^(?:cookie=0x[\da-f]+, (?:duration=\S+, )?)?table=\d+, n_packets=\d+, n_bytes=\d+, |^group_id=\d+,type=(?:select|all|indirect|ff)\b/,
