@@ -1858,6 +1858,22 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     );
   });
 
+  it("kube-router's log is named by its own files (its service proxy, routing and policy controllers)", () => {
+    // under journald's unit name, or klog's header alone
+    assert.equal(
+      foreign(
+        'Jan 01 10:00:00 node1 kube-router[812]: I0101 10:00:00.000000     812 service_endpoints_sync.go:86] IPVS servers and services are synced to desired state\n',
+      ),
+      'kube-router-log',
+    );
+    assert.equal(
+      foreign(
+        'I0104 03:41:47.637587       1 kube-router.go:207] Running /usr/local/bin/kube-router version v0.2.3\n',
+      ),
+      'kube-router-log',
+    );
+  });
+
   it("a Cilium map through its agent's map API, the kernel's iptables TRACE lines and kubectl 1.0's tables are named by what printed them", () => {
     // `cilium map get cilium_lb4_services_v2` / `cilium_lb4_backends`
     const mapGet = [

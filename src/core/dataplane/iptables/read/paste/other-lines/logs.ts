@@ -10,6 +10,7 @@ export type LogKind =
   | 'kube-proxy-userspace-log'
   | 'flannel-log'
   | 'antrea-log'
+  | 'kube-router-log'
   | 'kubelet-log'
   | 'other-log';
 
@@ -38,6 +39,10 @@ const ANTREA_FILES = /^(?:proxier_(?:linux|others|windows)|topology|groupcounter
 const kubeProxyWords = (message: string) =>
   /\b(?:ip6?tables(?:-restore)?|ipvs|ipset|nftables|kube-ipvs0)\b/i.test(message) ||
   /\bKUBE-[A-Z]/.test(message);
+/** kube-router's own files (pkg/controllers/proxy, routing, netpol; pkg/cmd): its service proxy,
+ * BGP routing and network policy controllers. */
+const KUBE_ROUTER_FILES =
+  /^(?:network_(?:services|routes|policy)_controller|service_endpoints_sync|network_service_graceful|hairpin_controller|ecmp_vip|bgp_(?:peers|policies)|pod_egress|kube-router)\.go$/;
 const KUBELET_FILES =
   /^(?:kubelet\w*|kuberuntime_\w+|pod_workers|prober\w*|volume_manager|eviction_manager|container_manager\w*|status_manager|cpu_manager|memory_manager|pod_container_deletor|kubelet_network\w*)\.go$/;
 /** What AntreaProxy logs of from its copies of kube-proxy's files: the OVS flows and groups it
@@ -66,6 +71,7 @@ function klogKind(file: string, message: string): LogKind {
   // other proxiers remove its leftovers at start (userspace.CleanupLeftovers), naming them too
   if (USERSPACE_CHAINS.test(message) && !CLEANUP.test(message)) return 'kube-proxy-userspace-log';
   if (KUBE_PROXY_FILES.test(file)) return 'kube-proxy-log';
+  if (KUBE_ROUTER_FILES.test(file)) return 'kube-router-log';
   if (ANTREA_FILES.test(file)) return 'antrea-log';
   if (PROXY_FILES.test(file))
     return OVS.test(message)
@@ -108,6 +114,7 @@ export const ipvsProxierLog = (chains: readonly string[]): string =>
 function named(text: string): LogKind | undefined {
   if (/antrea/i.test(text)) return 'antrea-log';
   if (/flannel/i.test(text)) return 'flannel-log';
+  if (/kube-router/.test(text)) return 'kube-router-log';
   if (/kube-proxy/.test(text)) return 'kube-proxy-log';
   return undefined;
 }
@@ -117,6 +124,7 @@ function unitKind(name: string): LogKind | undefined {
   if (name === 'kube-proxy') return 'kube-proxy-log';
   if (/flannel/.test(name)) return 'flannel-log';
   if (/^antrea/.test(name)) return 'antrea-log';
+  if (name === 'kube-router') return 'kube-router-log';
   if (name === 'kubelet') return 'kubelet-log';
   return undefined;
 }
@@ -131,6 +139,7 @@ export const LOGS: Record<LogKind, string> = {
   'kube-proxy-userspace-log': `this is kube-proxy's log, of its userspace proxier (it names KUBE-PORTALS-* or KUBE-NODEPORT-* chains, which only that mode makes; it was removed in Kubernetes 1.26): kube-proxy itself proxies each Service on a port of its own, its portal rules send the Service's traffic there, and which endpoint serves a connection is not in iptables; the log says what kube-proxy did, not what the node holds: run \`iptables-save\` on the node (its KUBE-PORTALS rules give each Service's portal) and give kdebug that`,
   'flannel-log': `this is flannel's log, not rules: flannel writes its own FLANNEL-* chains (masquerade, forward), not kube-proxy's Service rules: ${RUN}`,
   'antrea-log': `this is Antrea's agent log, not rules: where AntreaProxy replaces kube-proxy, Services are OVS flows (\`antctl get ovsflows\` in the agent Pod), else ${RUN}`,
+  'kube-router-log': `this is kube-router's log, not rules: with its service proxy on (--run-service-proxy) kube-router replaces kube-proxy and its Services are IPVS virtual servers: run \`ipvsadm -Ln\` on the node and give kdebug that; where it runs none, kube-proxy's rules are the node's: ${RUN}`,
   'kubelet-log': `this is the kubelet's log, not rules: the kubelet writes no Service rules (kube-proxy does): ${RUN}`,
   'other-log': `this is a log, not rules (klog or journald lines; which component's, its lines do not say): ${RUN}`,
 };
