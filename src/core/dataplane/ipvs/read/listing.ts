@@ -358,6 +358,8 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
 /** What a line of ipvsadm's is, for where a listing was cut. */
 function lineKind(raw: string): string {
   const t = bareLine(raw);
+  // print_title's second line starts with the arrow its real servers' rows start with
+  if (/^->\s+RemoteAddress\b/.test(t)) return "ipvsadm's header";
   if (/^(?:->|-[aed] )/.test(t)) return "a real server's row";
   if (/^(?:TCP|UDP|SCTP|FWM)\b|^-[AED] /.test(t)) return "a virtual server's row";
   return "ipvsadm's header";
