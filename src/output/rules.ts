@@ -112,6 +112,7 @@ interface EndpointDoc {
   probability: number | null;
   shareUnknown?: string;
   addressFromComment?: boolean;
+  addressFromName?: boolean;
   portUnknown?: TreeEndpoint['portUnknown'];
   hostStart?: TreeEndpoint['hostStart'];
   hairpinMasquerade: boolean | null;
@@ -130,6 +131,7 @@ const plain = (ep: TreeEndpoint) =>
   !ep.inferredIP &&
   !ep.shareUnknown &&
   !ep.addressFromComment &&
+  !ep.addressFromName &&
   !ep.portUnknown &&
   !ep.hostStart &&
   ep.cilium?.preferred === undefined &&
@@ -171,6 +173,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
     out.probability = ep.shareUnknown ? null : ep.probability;
     if (ep.shareUnknown) out.shareUnknown = ep.shareUnknown;
     if (ep.addressFromComment) out.addressFromComment = true;
+    if (ep.addressFromName) out.addressFromName = true;
     if (ep.portUnknown) out.portUnknown = ep.portUnknown;
     if (ep.hostStart) out.hostStart = ep.hostStart;
     out.hairpinMasquerade = ep.hairpinMasquerade;

@@ -785,12 +785,53 @@ table ip kube-proxy { # handle 5
       '10.96.0.10',
       "without the cluster-ips set: the first VIP, as kube-proxy's",
     );
-    // the endpoint chain is among the elided lines: its target is not claimed
+    // the endpoint chain is among the elided lines: its target is the one kube-proxy named the
+    // chain after, said to be read from that name (no DNAT rule is in the paste)
     assert.deepEqual(
-      t.endpoints.map((e) => [e.address ?? null, e.chainMissing]),
-      [[null, true]],
+      t.endpoints.map((e) => [e.address ?? null, e.chainMissing, e.addressFromName ?? false]),
+      [['10.244.0.2:53', true, true]],
     );
     assert.match(t.partial ?? '', /elides/);
+  });
+
+  it('`nft list chain` of a Service chain alone: each endpoint is the one kube-proxy named its chain after, said to be read from that name', () => {
+    // servicePortEndpointChainNameBase: "ns/svc/proto/port__IP/PORT", an IPv6 address's ":" as "."
+    const x = reads(`# nft list chain ip6 kube-proxy service-HVFWP5L3-default/web/tcp/http
+table ip6 kube-proxy {
+\tchain service-HVFWP5L3-default/web/tcp/http {
+\t\tip6 daddr fd00:10:96::4d2 tcp dport 80 ip6 saddr != fd00:10:244::/56 jump mark-for-masquerade
+\t\tnumgen random mod 2 vmap { 0 : goto endpoint-5OJB2KTY-default/web/tcp/http__fd00.10.244.1..3/8080, 1 : goto endpoint-VJ7VIZ4D-default/web/tcp/http__fd00.10.244.2..7/8080 }
+\t}
+}
+`);
+    assert.ok(x.mode === 'nftables');
+    const t = tree(x, 'default/web:http');
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.address, e.probability, e.chainMissing, e.addressFromName]),
+      [
+        ['[fd00:10:244:1::3]:8080', 0.5, true, true],
+        ['[fd00:10:244:2::7]:8080', 0.5, true, true],
+      ],
+    );
+    assert.match(
+      rulesText(x.dump, x.trees, { label: 'paste' }),
+      /from the name kube-proxy gave its endpoint chain/,
+    );
+    // a name hashAndTruncate cut short ("...") holds no whole address: nothing is read from it
+    const cut = reads(`table ip kube-proxy {
+\tchain service-HVFWP5L3-default/web/tcp/http {
+\t\tnumgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-default/web/tcp/http__10.244.1.3/80... }
+\t}
+}
+`);
+    assert.ok(cut.mode === 'nftables');
+    assert.deepEqual(
+      tree(cut, 'default/web:http').endpoints.map((e) => [
+        e.address ?? null,
+        e.addressFromName ?? false,
+      ]),
+      [[null, false]],
+    );
   });
 
   it("an author's snip line among an nft map's wrapped elements: the elements around it read, a chain it may lead to not said unreached", () => {

@@ -114,6 +114,10 @@ export interface TreeEndpoint {
   /** The address was read from kube-proxy's comment on the jump ("ns/svc:port -> 10.0.0.5:80"),
    * not from a DNAT rule (the endpoint chain is not in the paste). */
   addressFromComment?: boolean;
+  /** nftables: the address was read from the name kube-proxy gave the endpoint's chain
+   * ("endpoint-HASH-ns/svc/proto/port__10.0.0.5/80"), not from a DNAT rule (the chain is not in
+   * the paste). */
+  addressFromName?: boolean;
   /** A backend of a Cilium frontend (no DNAT rule, no hairpin rule): its state where the
    * listing shows it (active, terminating, quarantined, maintenance ...). */
   /** A Cilium backend: its state, and whether the Service's cluster-mesh affinity prefers it. */

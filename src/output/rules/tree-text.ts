@@ -87,7 +87,10 @@ function endpointText(ep: TreeEndpoint, held: Held): string {
         : ep.hostStart
           ? `DNAT -> a host whose name starts ${ep.hostStart} (cut), port unknown`
           : 'no DNAT rule';
-  if (ep.chainMissing && !ep.addressFromComment)
+  // an nft endpoint chain's name carries its endpoint (servicePortEndpointChainNameBase)
+  if (ep.addressFromName)
+    to = `DNAT -> ${ep.address} (from the name kube-proxy gave its endpoint chain: chain not in this ${held})`;
+  else if (ep.chainMissing && !ep.addressFromComment)
     to = `chain not in this ${held}: DNAT target unknown`;
   else if (ep.chainPartial && !ep.address && !ep.inferredIP)
     to = `DNAT target not in the ${held} (its chain: ${ep.chainPartial})`;

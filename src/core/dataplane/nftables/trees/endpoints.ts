@@ -6,6 +6,7 @@ import type { ServiceTree, TreeEndpoint } from '../../trees.js';
 import { scalar, verdictOf, type NftChain, type NftRule, type NftTable } from '../read/listing.js';
 import { goesTo, isObject } from './expr.js';
 import { markRule } from './masquerade.js';
+import { nameEndpoint, portChain } from './port-chain.js';
 
 /** The endpoints a service- or local- chain sends to, each with its share. */
 export function endpointsOf(
@@ -37,7 +38,13 @@ export function endpointsOf(
         affinity: false,
         line: 0,
       };
-      if (!chain) ep.chainMissing = true;
+      if (!chain) {
+        ep.chainMissing = true;
+        // kube-proxy names an endpoint chain after its endpoint: the address, said to be its name's
+        const named = portChain(name);
+        ep.address = named && nameEndpoint(named);
+        if (ep.address) ep.addressFromName = true;
+      }
       // its rules go on where the paste elides them: a DNAT rule not shown is unknown, not absent
       else if (chain.elided) ep.chainPartial = 'the listing elides lines in it';
       byChain.set(name, ep);

@@ -1,6 +1,8 @@
 // The chains kube-proxy writes for each Service port in nftables mode, read by their names:
 // service-, local-, external-, firewall- and endpoint-<hash>-ns/name/proto/port.
 import type { ServicePortName } from '../../../model.js';
+import { isIPv4 } from '../../../ipv4.js';
+import { hostPort, ipv6 } from '../../../ipv6.js';
 
 /** A per-Service-port chain name: kind, hash, then "ns/name/proto/port" (and "__ip/port"). */
 const PORT_CHAIN =
@@ -27,4 +29,16 @@ export function portChain(chain: string): PortChain | undefined {
     protocol: protocol!,
     ...(endpoint ? { endpoint } : {}),
   };
+}
+
+/** The endpoint an endpoint chain's name carries: servicePortEndpointChainNameBase writes it
+ * "IP/PORT", an IPv6 address with each ":" written "." (chain names allow no ":"); undefined for
+ * a name cut short ("...": hashAndTruncate) or one that reads as no address and port. */
+export function nameEndpoint(p: PortChain): string | undefined {
+  const m = /^(.+)\/(\d{1,5})$/.exec(p.endpoint ?? '');
+  if (!m) return undefined;
+  const [, ip, port] = m;
+  if (isIPv4(ip!)) return hostPort(ip!, port!);
+  const six = ip!.replaceAll('.', ':');
+  return ipv6(six) !== undefined ? hostPort(six, port!) : undefined;
 }
