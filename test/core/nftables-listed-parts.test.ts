@@ -82,3 +82,37 @@ describe('a grep -A6 window of a chain, then `nft list set` of the same table', 
     );
   });
 });
+
+describe('`nft list tables`, a chain, then a later `nft list map ... | grep` of service-ips', () => {
+  const paste = [
+    '$ nft list tables',
+    'table ip kube-proxy',
+    'table ip filter',
+    '',
+    '$ nft list chain ip kube-proxy services',
+    'table ip kube-proxy {',
+    '\tchain services {',
+    '\t\tip daddr . meta l4proto . th dport vmap @service-ips',
+    '\t}',
+    '}',
+    '',
+    '$ nft list map ip kube-proxy service-ips | grep 10.96.120.15',
+    '\t\t10.96.120.15 . tcp . 80 : goto service-XQ3KZ2C7-netlab/web/tcp/http,',
+  ].join('\n');
+
+  it("reads the grep'ed element into service-ips (was: skipped as prose, and 'no Service entry')", () => {
+    const { got, text } = read(paste);
+    assert.deepEqual(
+      got.trees.services.map((t) => [t.id, t.clusterIP, t.port, t.protocol]),
+      [['netlab/web:http', '10.96.120.15', 80, 'tcp']],
+    );
+    assert.match(text, /line 13: the elements of kube-proxy's service-ips that the command above/);
+    assert.doesNotMatch(text, /no Service entry/);
+  });
+
+  it('grep output at the end of the paste is not said cut (the map holds what grep kept)', () => {
+    const { got, text } = read(paste);
+    assert.equal(got.dump.cut, undefined);
+    assert.doesNotMatch(text, /cut there|cut short/);
+  });
+});

@@ -238,7 +238,9 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
   const inMap = table?.mapAbove;
   if (inMap)
     notes.unshift(
-      `line ${inMap.line}: the paste starts inside a map, its \`map\` line not in it: read as kube-proxy's ${inMap.name} (its key, comment and verdicts are that map's); the rest of the table is not in the paste`,
+      inMap.grep
+        ? `line ${inMap.line}: the elements of kube-proxy's ${inMap.name} that the command above picked (\`nft list map ... | grep\`), without the map's own lines: read into that map; its other elements are not in the paste`
+        : `line ${inMap.line}: the paste starts inside a map, its \`map\` line not in it: read as kube-proxy's ${inMap.name} (its key, comment and verdicts are that map's); the rest of the table is not in the paste`,
     );
   if (side !== undefined)
     notes.unshift('a diff: its new side is read (its + and context lines), not the - lines');

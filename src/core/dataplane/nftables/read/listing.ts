@@ -100,7 +100,7 @@ export interface NftTable {
   headless?: boolean;
   /** The paste starts inside this map, its `map` line not in it: kube-proxy's map its key and
    * verdicts are (map-above.ts), and the line its first line is on. */
-  mapAbove?: { name: string; line: number };
+  mapAbove?: { name: string; line: number; grep?: true };
   /** Lines of the text listing that were not read (not what nft prints there): said, not guessed. */
   unread?: NftUnread[];
   /** How a paste of it was read (`rules --file`): what reading it took or left out, one sentence

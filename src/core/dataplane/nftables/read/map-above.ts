@@ -6,7 +6,7 @@
 // no-endpoint-nodeports "... : goto reject-chain" or drop; the map is told by those alone.
 import { classifyLine } from '../../iptables/read/paste/other-lines/classify.js';
 import { portChain } from '../trees/port-chain.js';
-import type { NftSet } from './listing.js';
+import type { NftFamily, NftSet } from './listing.js';
 import { element, splitTop } from './table-parts.js';
 
 /** kube-proxy's comment on each of its verdict maps, as it writes them. */
@@ -80,13 +80,22 @@ export const BARE_ELEMENT =
 
 /** The map a paste's first command lists through grep, its element lines right under it; undefined
  * where the command lists no kube-proxy map or no element line follows it. */
-function grepOfMap(lines: string[]): { name: string; line: number } | undefined {
+function grepOfMap(lines: string[]): { name: string; line: number; grep: true } | undefined {
   const at = lines.findIndex((l) => l.trim() !== '');
-  const typed = /\bnft (?:-\S+ )*list map (?:ip6?|inet) \S+ (\S+)/.exec(lines[at] ?? '');
-  if (!typed || !Object.values(COMMENTS).includes(typed[1]!)) return undefined;
+  const name = mapListed(lines[at] ?? '')?.name;
+  if (!name) return undefined;
   const next = lines.findIndex((l, i) => i > at && l.trim() !== '');
   return next > 0 && BARE_ELEMENT.test(lines[next]!.trim())
-    ? { name: typed[1]!, line: next + 1 }
+    ? { name, line: next + 1, grep: true }
+    : undefined;
+}
+
+/** One of kube-proxy's maps a typed command lists (`nft list map ip kube-proxy service-ips`), with
+ * its table's family; where bare element lines follow it, grep (or the like) picked them. */
+export function mapListed(command: string): { family: NftFamily; name: string } | undefined {
+  const m = /\bnft (?:-\S+ )*list map (ip6?|inet) \S+ (\S+)/.exec(command);
+  return m && Object.values(COMMENTS).includes(m[2]!)
+    ? { family: m[1] as NftFamily, name: m[2]! }
     : undefined;
 }
 

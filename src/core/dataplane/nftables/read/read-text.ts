@@ -18,7 +18,13 @@ import type {
 import { NftParseError } from './listing.js';
 import { isNftJson, parseNftJson } from './read-json.js';
 import { isKubeProxyFragment } from './kube-proxy-names.js';
-import { BARE_ELEMENT, bareElements, mapAbove, typedAfterFragment } from './map-above.js';
+import {
+  BARE_ELEMENT,
+  bareElements,
+  mapAbove,
+  mapListed,
+  typedAfterFragment,
+} from './map-above.js';
 import { joinListings } from './joined-listings.js';
 import { commandTarget } from '../../paste/target.js';
 import { isNftScript, parseNftScript, type NftReadOptions } from './read-script.js';
@@ -159,6 +165,16 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     chain = set = undefined;
   };
   const fragments = new Set<NftTable>(); // parts without a table line a typed command ended
+  // a part without its table line ends (the next command typed, or grep's output at the paste's
+  // end): grep kept what it matched of the open block (a map's elements), more of it may be above
+  const endFragment = () => {
+    const open = chain ?? set;
+    if (open) open.elided = true;
+    const part = finished(table!);
+    fragments.add(part);
+    add(part);
+    table = chain = set = undefined;
+  };
   let typed: string | undefined; // the last line outside a table: the command typed, if any
   let crash: { line: number; text: string } | undefined;
   // a paste that starts inside one of kube-proxy's maps: read as that map from its first line
@@ -179,17 +195,29 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       typed = undefined;
       continue;
     }
+    // a later command's grep of one of kube-proxy's maps (`nft list map ip kube-proxy service-ips
+    // | grep X`): its element lines, read into that map as a first command's are (mapAbove)
+    const listed =
+      !table && typed !== undefined && BARE_ELEMENT.test(t) ? mapListed(typed) : undefined;
+    if (listed) {
+      const inMap = { name: listed.name, line: l.no, grep: true as const };
+      table = {
+        family: listed.family,
+        name: '',
+        chains: [],
+        sets: [],
+        headless: true,
+        mapAbove: inMap,
+      };
+      table.sets.push(
+        (set = { name: listed.name, kind: 'map', type: [], flags: [], elements: [] }),
+      );
+    }
     if (!table && !t.endsWith('{')) typed = t;
     if (!table) typedNft(t);
     // a command typed after a part without its table line (a grep's window): that part ends here
     if (table?.headless && typedAfterFragment(t)) {
-      // grep kept what it matched of the open block (a map's elements): more of it may be above
-      const open = chain ?? set;
-      if (open) open.elided = true;
-      const part = finished(table);
-      fragments.add(part);
-      add(part);
-      table = chain = set = undefined;
+      endFragment();
       typed = t;
       typedNft(t);
       skipped.push(l.no);
@@ -253,7 +281,9 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       skipped.push(l.no); // a prompt, the command, prose around the paste
     else unread(l.no, t); // another object (a flowtable, a named counter), or not nft's
   }
-  if (table) cutShort(undefined);
+  // grep's output ends where its matches do: the map it listed is not cut there
+  if (table?.mapAbove?.grep) endFragment();
+  else if (table) cutShort(undefined);
   if (tables.length === 0)
     throw new NftParseError(file, undefined, 'the nft listing holds no table');
   const listed = joinListings(tables, fragments);

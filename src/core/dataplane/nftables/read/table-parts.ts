@@ -32,7 +32,7 @@ export interface Building {
   sets: NftSet[];
   elided?: number[];
   headless?: boolean;
-  mapAbove?: { name: string; line: number };
+  mapAbove?: { name: string; line: number; grep?: true };
   unread?: NftUnread[];
 }
 
