@@ -12,6 +12,7 @@ export const ELISION_FORMS = [
   '--',
   '… (200 more) …',
   '[... 200 more ...]',
+  '(...)',
   '... 40 more rows ...',
   '(output truncated)',
   '（省略）',
