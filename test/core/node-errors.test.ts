@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Facts } from '../../src/core/model.js';
 import type { NodeError } from '../../src/core/nodes/access.js';
+import { commandStem } from '../../src/core/nodes/commands.js';
 import {
   FLAT,
   NODE,
@@ -177,6 +178,58 @@ describe('node errors: nodes that failed the same way', () => {
       errors.all().map((e) => `${e.node} ${e.command}`),
       ['node-b iptables-save', 'node-b ip-addr'],
     );
+  });
+
+  it('a failure is a rules read by the command it records, not by how its stem is spelled', () => {
+    const failure = (node: string, read: NodeFailure['read'] & object, error: string) => ({
+      node,
+      command: commandStem(read),
+      read,
+      exitCode: 1,
+      error,
+    });
+    const errors = nodeErrorsOf({
+      objects: [],
+      nodes: {},
+      meta: {
+        nodeErrors: [
+          // IPv6 first: the node's IPv4 rules read is what the step asks for
+          failure('node-a', { kind: 'ip6tables-save', backend: 'auto' }, 'v6 refused'),
+          failure('node-a', { kind: 'iptables-save', backend: 'nft', table: 'nat' }, 'nat refused'),
+          failure(
+            'node-b',
+            { kind: 'iptables-chain', tool: 'ip6tables', backend: 'nft', chain: 'KUBE-SVC-X' },
+            'v6 chain refused',
+          ),
+          failure(
+            'node-c',
+            { kind: 'iptables-chain', tool: 'iptables', backend: 'legacy', chain: 'KUBE-SVC-X' },
+            'chain refused',
+          ),
+          // input: a recorded command that is not the one its stem names is no failure kdebug places
+          { ...failure('node-d', { kind: 'ip-addr' }, 'x'), command: 'iptables-save' },
+          { ...failure('node-d', { kind: 'ip-addr' }, 'y'), read: { kind: 'ipset-test' } },
+        ],
+      },
+    });
+    assert.equal(rulesReadError(errors, 'node-a'), 'nat refused');
+    assert.equal(rulesReadError(errors, 'node-b'), undefined);
+    assert.equal(rulesReadError(errors, 'node-c'), 'chain refused');
+    assert.deepEqual(errors.on('node-d'), []);
+    // an older capture's entry, without its command: the stem names the same reads
+    const old = (command: string) =>
+      rulesReadError(
+        nodeErrorsOf({
+          objects: [],
+          nodes: {},
+          meta: { nodeErrors: [{ node: 'n', command, exitCode: 1, error: command }] },
+        }),
+        'n',
+      );
+    assert.equal(old('iptables-legacy-save-nat'), 'iptables-legacy-save-nat');
+    assert.equal(old('iptables-filter-S_KUBE-FORWARD'), 'iptables-filter-S_KUBE-FORWARD');
+    assert.equal(old('ip6tables-save'), undefined);
+    assert.equal(old('iptables-nat-S_'), undefined);
   });
 
   it('a read lost the same way on many nodes is one line of what was not read, not one a node', () => {

@@ -149,6 +149,7 @@ export async function runNodeCommands(
       errorsOn(node).push({
         command: stem,
         typed: typedCommand(command),
+        read: command,
         exitCode: r.exitCode,
         error,
         ...(r.lost ? { lost: true } : {}),
@@ -160,7 +161,13 @@ export async function runNodeCommands(
   const notRun = (node: string, command: NodeCommand) => {
     const error = notRunWhy(command);
     const typed = typedCommand(command);
-    errorsOn(node).push({ command: commandStem(command), typed, exitCode: null, error });
+    errorsOn(node).push({
+      command: commandStem(command),
+      typed,
+      read: command,
+      exitCode: null,
+      error,
+    });
     progress({ what: typed.join(' '), node, state: 'failed', error });
   };
   const runChecked = async (node: string, command: NodeCommand) => {

@@ -1,6 +1,8 @@
 // How kdebug reached each node, as a live run records it in Facts meta: which transport ran which
 // commands, which were skipped and why; what one failed command says (nodes/errors.ts keeps them,
 // grouped). Pure readers and wording.
+import type { NodeCommand } from './commands.js';
+
 export type TransportName = 'kube-proxy' | 'pod' | 'ssh' | 'cilium';
 
 export interface NodeAccess {
@@ -24,6 +26,9 @@ export interface NodeError {
   /** The command as a person types it on the node (`iptables-save -t nat`), word by word; older
    * snapshots do not record it. */
   typed?: string[];
+  /** The command itself, from the closed list (its stem is `command`): what a reader asks of a
+   * failure (was it a rules read?); older snapshots do not record it. */
+  read?: NodeCommand;
   exitCode: number | null;
   error: string;
   /** It began and did not finish (a dropped stream, a hang, a Pod gone): the run is partial. */

@@ -7,6 +7,7 @@
 // same way. Pure: the fold, the readers and the wording.
 import type { Facts } from '../model.js';
 import { PER_NODE, type NodeError } from './access.js';
+import { chainStemPrefix, commandStem, type Backend, type NodeCommand } from './commands.js';
 
 /** What a command said on a node, without the node. */
 export type NodeFailure = Omit<NodeError, 'node'>;
@@ -300,8 +301,20 @@ function isFailure(v: unknown): v is NodeFailure {
     typeof e['command'] === 'string' &&
     typeof e['error'] === 'string' &&
     (e['typed'] === undefined ||
-      (Array.isArray(e['typed']) && e['typed'].every((w) => typeof w === 'string')))
+      (Array.isArray(e['typed']) && e['typed'].every((w) => typeof w === 'string'))) &&
+    (e['read'] === undefined || namesItsStem(e['read'], e['command']))
   );
+}
+
+/** A recorded command that is the one whose output the failure names (`command`, its stem): a
+ * meta.json is input, and a read that is not that command is no failure kdebug can place. */
+function namesItsStem(read: unknown, stem: string): boolean {
+  if (read === null || typeof read !== 'object') return false;
+  try {
+    return commandStem(read as NodeCommand) === stem;
+  } catch {
+    return false; // a command missing its fields
+  }
 }
 
 function isNodeError(v: unknown): v is NodeError {
@@ -321,13 +334,42 @@ function isGroup(v: unknown): v is NodeErrorGroup {
   );
 }
 
-/** The reads of a node's IPv4 rules: the dump, one backend's, or a chain by name. */
-const RULES_READ = /^iptables(?:-legacy|-nft)?-(?:save|(?:nat|filter)-S_.*)$/;
+/** Whether a command reads a node's IPv4 rules: a dump (any backend, any table) or a chain by name. */
+const readsRules = (c: NodeCommand): boolean =>
+  c.kind === 'iptables-save' || (c.kind === 'iptables-chain' && c.tool === 'iptables');
+
+const BACKENDS: Backend[] = ['auto', 'legacy', 'nft'];
+
+/** The IPv4 rules read whose output `stem` names, for a failure recorded without its command (an
+ * older capture's, a snapshot output over its cap): the stems as commandStem writes them. */
+function rulesReadOfStem(stem: string): NodeCommand | undefined {
+  for (const backend of BACKENDS) {
+    for (const table of [undefined, 'nat', 'filter'] as const) {
+      const dump: NodeCommand = { kind: 'iptables-save', backend, ...(table ? { table } : {}) };
+      if (commandStem(dump) === stem) return dump;
+    }
+    for (const table of ['nat', 'filter'] as const) {
+      const prefix = chainStemPrefix('iptables', backend, table);
+      if (stem.startsWith(prefix) && stem.length > prefix.length)
+        return {
+          kind: 'iptables-chain',
+          tool: 'iptables',
+          backend,
+          chain: stem.slice(prefix.length),
+          ...(table === 'filter' ? { table } : {}),
+        };
+    }
+  }
+  return undefined;
+}
 
 /** How the capture's read of a node's rules failed, when it tried: `lost` where it began and did
  * not finish (the report is partial there), else refused or failed. */
 export function rulesReadFailure(errors: NodeErrors, node: string): NodeError | undefined {
-  return errors.find(node, (e) => RULES_READ.test(e.command));
+  return errors.find(node, (e) => {
+    const read = e.read ?? rulesReadOfStem(e.command);
+    return read !== undefined && readsRules(read);
+  });
 }
 
 /** Why a node's rules were not read, when the capture tried and failed. */
