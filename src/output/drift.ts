@@ -1,6 +1,5 @@
 // The `kdebug drift` presentations: what each node does differently from what kube-proxy would
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
-import type { Release } from '../core/dataplane/kube-proxy/releases.js';
 import {
   resolveNext,
   shellLine,
@@ -121,7 +120,7 @@ export function driftText(
   const out: Line[] = [];
   for (const n of nodes) {
     out.push(
-      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what ${n.cilium ? `Cilium's agent should hold ${ciliumCompared(n.cilium)}` : `kube-proxy ${comparedWith(n.tables, n.release)}`}`,
+      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what ${n.cilium ? `Cilium's agent should hold ${ciliumCompared(n.cilium)}` : `kube-proxy ${comparedWith(n)}`}`,
     );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => severityOf(f) !== 'info');
@@ -235,13 +234,13 @@ function ciliumCompared({ read, states }: NonNullable<NodeDrift['cilium']>): str
 }
 
 /** What a node's drift compared, in a person's words. */
-function comparedWith(tables: string[] | undefined, release: Release | undefined): string {
+function comparedWith({ mode, tables = [], release }: NodeDrift): string {
   const who = release ? `v1.${release.minor} ` : '';
-  if (tables?.[0]?.endsWith(' kube-proxy'))
+  if (mode === 'nftables')
     return `${who}would write in nftables mode (entries, endpoints, no-endpoint rejects)`;
-  if (tables?.[0] === 'ipvs') {
+  if (mode === 'ipvs') {
     const rules = ['nat', 'filter'].filter((t) => tables.includes(t));
     return `${who}would program in IPVS mode (virtual servers, real servers${tables.includes('kube-ipvs0') ? ', kube-ipvs0' : ''}${tables.includes('ipset') ? ", the ipsets' entries" : '; its ipsets were not read'}${rules.length === 2 ? ', its iptables rules' : rules.length === 1 ? `, its iptables ${rules[0]} rules` : '; its iptables rules were not read'}${tables.includes('kube-ipvs0') ? '' : "; kube-ipvs0's addresses were not read"})`;
   }
-  return `${who}would write${tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`;
+  return `${who}would write${tables.length > 0 && !tables.includes('filter') ? ' (nat table only: the dump has no filter table)' : ''}`;
 }

@@ -49,6 +49,7 @@ function aDriftFinding({
 
 /** A node still sending half of nginx-svc to a Pod that is gone. */
 export const staleDrift: NodeDrift = {
+  mode: 'iptables',
   node: 'vm-12-11-centos',
   source: 'nodes/vm-12-11-centos/iptables-save.txt',
   servicePorts: 5,

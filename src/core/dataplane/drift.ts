@@ -8,6 +8,7 @@ import type { Release } from './kube-proxy/releases.js';
 import type { IPFamily } from '../ipv6.js';
 import type { DriftId } from './drift-ids.js';
 import type { SettingStated } from './cilium/agent/provenance.js';
+import type { Dataplane } from './dataplane.js';
 import { SEVERITY } from './drift-ids.js';
 
 export type { DriftId } from './drift-ids.js';
@@ -167,6 +168,8 @@ export interface NodeDrift {
    * table): what they lack was not compared, so the node's drift is not known whole, as for a
    * dump cut short (exit 2 where no drift is found). */
   readInPart?: string[];
+  /** The dataplane compared, as the drift was computed in it. */
+  mode: Dataplane['mode'];
   /** The tables compared: nat, and filter when the dump has it. */
   tables?: string[];
   /** Some finding is an error or a warning (information alone is no drift). */

@@ -255,6 +255,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
       states: !statesUnread(table),
     },
     // what was compared: the agent's table, and its BPF maps where read
+    mode: 'cilium',
     tables: ['cilium', ...(input.maps ? ['bpf'] : [])],
     drifted: findings.some(isDrift),
   };

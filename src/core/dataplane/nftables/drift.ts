@@ -107,6 +107,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   return {
     node,
     source,
+    mode: 'nftables',
     tables: [`${table.family} ${table.name}`],
     servicePorts: exp.servicePorts.length,
     findings,

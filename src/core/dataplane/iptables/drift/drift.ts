@@ -149,6 +149,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
       ),
     );
   return {
+    mode: 'iptables',
     tables: filter ? ['nat', 'filter'] : ['nat'],
     node: input.node,
     source: input.source,

@@ -238,6 +238,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   return {
     node,
     source,
+    mode: 'ipvs',
     tables: [
       'ipvs',
       ...(input.bound ? ['kube-ipvs0'] : []),
