@@ -22,7 +22,14 @@ import { ciliumNodes, kubeProxyLogs, proxyModes, replacement } from '../kube-pro
 import { tableNode, unreadable } from './table.js';
 import { byCondition, type OnNode } from './nodes.js';
 import { byName, readWhole } from './read-for-service.js';
-import { ipv4Source, ipv6Source, summary, type NodeSummary } from './summary.js';
+import {
+  heldText,
+  ipv4Source,
+  ipv6Source,
+  sameHeld,
+  summary,
+  type NodeSummary,
+} from './summary.js';
 import { compared, drift } from './node-drift.js';
 import { matchedOn } from './compared.js';
 import { endpointSourceText } from '../../dataplane/kube-proxy/endpoint-source.js';
@@ -71,12 +78,14 @@ function ipv6Rules(
   const out = byCondition(items, nodes.length > 1);
   let matched: RulesMatched[] = [];
   if (clean.length > 0) {
-    const same = clean.every((n) => n.ports === clean[0]!.ports);
+    const same = clean.every((n) => sameHeld(n.ports, clean[0]!.ports));
     const named = count(clean.length, 'node');
     const match = finding(
       'rules-match',
       'pass',
-      same ? `IPv6: ${named}: ${clean[0]!.ports}, as expected` : `IPv6: ${named}: as expected`,
+      same
+        ? `IPv6: ${named}: ${heldText(clean[0]!.ports)}, as expected`
+        : `IPv6: ${named}: as expected`,
       {
         explanation: `On ${listFew(clean.map((n) => n.node))} the ip6tables rules for ${svc.namespace}/${svc.name} (${v6.join(', ')}) are what kube-proxy's IPv6 proxier should have written for the current objects.`,
         evidence: clean.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
@@ -259,7 +268,7 @@ export const rulesCheck: Check<'rules'> = {
     const matched = items.flatMap((i) => i.matched ?? []);
     if (ok.length > 0) {
       // one line for all the nodes that agree with the expected rules
-      const same = ok.every((n) => n.ports === ok[0]!.ports);
+      const same = ok.every((n) => sameHeld(n.ports, ok[0]!.ports));
       // a node whose rules were not read is not among those that match: "1 of 2 nodes"
       const blind = new Set([
         ...unread.flatMap((f) => f.nodes ?? (f.node !== undefined ? [f.node] : [])),
@@ -274,7 +283,7 @@ export const rulesCheck: Check<'rules'> = {
       const match = finding(
         'rules-match',
         'pass',
-        same ? `${named}: ${ok[0]!.ports}, as expected` : `${named}: as expected`,
+        same ? `${named}: ${heldText(ok[0]!.ports)}, as expected` : `${named}: as expected`,
         {
           explanation: `On ${listFew(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.${readFrom(ctx, clean)}${byName(ctx, clean)}`,
           evidence: ok.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),

@@ -49,12 +49,40 @@ function treeEvidence(node: string, tree: ServiceTree, line: LineReader): Eviden
   return out;
 }
 
-/** What one node's rules do for the Service: "80/TCP -> 3 endpoints", with the rules. */
+/** What one node's rules do for one Service port: send to so many endpoints, reject (none),
+ * hold no endpoint, or hold no rules for it. */
+export interface PortHeld {
+  port: number;
+  protocol: string;
+  held: number | 'reject' | 'none' | 'no rules';
+}
+
+/** What one node's rules do for the Service, port by port, with the rules. */
 export interface NodeSummary {
   node: string;
-  ports: string;
+  ports: PortHeld[];
   evidence: Evidence[];
 }
+
+/** Whether nodes' rules do the same for every port: one line can say what all of them do. */
+export const sameHeld = (a: PortHeld[], b: PortHeld[]): boolean =>
+  a.length === b.length &&
+  a.every(
+    (p, i) => p.port === b[i]!.port && p.protocol === b[i]!.protocol && p.held === b[i]!.held,
+  );
+
+/** "80/TCP -> 3 endpoints, 53/UDP -> REJECT (no endpoints)". */
+export const heldText = (ports: PortHeld[]): string =>
+  ports
+    .map(({ port, protocol, held }) => {
+      const label = `${port}/${protocol}`;
+      if (held === 'no rules') return `${label}: no rules`;
+      if (held === 'reject') return `${label} -> REJECT (no endpoints)`;
+      return held === 'none'
+        ? `${label} -> no endpoints`
+        : `${label} -> ${count(held, 'endpoint')}`;
+    })
+    .join(', ');
 
 /** Where a summary reads a node's trees and rule lines: the IPv4 rules the context holds, or
  * another family's. */
@@ -85,23 +113,18 @@ export function ipv6Source(ctx: CheckContext, node: string, na: NodeAnalysis): T
 
 export function summary(node: string, svc: Service, from: TreeSource): NodeSummary {
   const lines: Evidence[] = [];
-  const parts: string[] = [];
+  const ports: PortHeld[] = [];
   for (const port of svc.ports) {
+    const at = { port: port.port, protocol: port.protocol };
     const tree = from.tree(port);
     if (!tree) {
-      parts.push(`${port.port}/${port.protocol}: no rules`);
+      ports.push({ ...at, held: 'no rules' });
       continue;
     }
     lines.push(...treeEvidence(node, tree, from.line));
-    const reject = tree.verdicts.find((v) => v.kind === 'reject');
+    const reject = tree.verdicts.some((v) => v.kind === 'reject');
     const eps = clusterTrafficEndpoints(tree);
-    parts.push(
-      eps.length > 0
-        ? `${port.port}/${port.protocol} -> ${count(eps.length, 'endpoint')}`
-        : reject
-          ? `${port.port}/${port.protocol} -> REJECT (no endpoints)`
-          : `${port.port}/${port.protocol} -> no endpoints`,
-    );
+    ports.push({ ...at, held: eps.length > 0 ? eps.length : reject ? 'reject' : 'none' });
   }
-  return { node, ports: parts.join(', '), evidence: lines };
+  return { node, ports, evidence: lines };
 }
