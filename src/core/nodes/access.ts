@@ -162,7 +162,7 @@ export function byReason(items: { node: string; reason: string }[]): {
 }[] {
   const groups = new Map<string, { nodes: string[]; texts: string[] }>();
   for (const { node, reason } of items) {
-    const text = theNode(reason, node);
+    const text = ownNameAs(reason, node, 'the node', true);
     const key = text.replace(PER_NODE, '\0');
     const g = groups.get(key) ?? (groups.set(key, { nodes: [], texts: [] }), groups.get(key)!);
     g.nodes.push(node);
@@ -177,10 +177,10 @@ export function byReason(items: { node: string; reason: string }[]): {
 const isWord = (c: string | undefined) => c !== undefined && /\w/.test(c);
 
 /** A node's name standing alone in a text (not inside another name: kube-proxy-NODE,
- * NODE.example.com and nodes/NODE/x stay whole), quoted or not and with "node " before it or not,
- * as "the node": `node "NODE"` is "the node", never `node "the node"`. One pass over the text, with
- * no expression built per node (thousands of nodes). */
-function theNode(text: string, node: string): string {
+ * NODE.example.com and nodes/NODE/x stay whole) said `as`; `spoken`: quoted or not and with "node "
+ * before it or not, so `node "NODE"` is "the node", never `node "the node"`. One pass over the
+ * text, with no expression built per node (thousands of nodes). */
+export function ownNameAs(text: string, node: string, as: string, spoken: boolean): string {
   // where a name may begin (not inside a word, an address or a path) and may end
   const startsAt = (p: number) => p === 0 || !/[\w./:-]/.test(text[p - 1]!);
   const endsAt = (e: number) =>
@@ -189,8 +189,9 @@ function theNode(text: string, node: string): string {
   const nameAt = (p: number) => text.startsWith(node, p);
   /** The end of the node's name said at p, in the order a person's words are tried: node "NODE",
    * "NODE", node NODE, NODE. */
+  const prefixes = spoken ? ['node ', ''] : [''];
   const saidAt = (p: number): number | undefined => {
-    for (const prefix of ['node ', '']) {
+    for (const prefix of spoken ? prefixes : []) {
       const at = p + prefix.length;
       const q = text[at];
       if (text.startsWith(prefix, p) && (q === '"' || q === "'") && nameAt(at + 1)) {
@@ -198,7 +199,7 @@ function theNode(text: string, node: string): string {
         if (text[e] === q && endsAt(e + 1)) return e + 1;
       }
     }
-    for (const prefix of ['node ', ''])
+    for (const prefix of prefixes)
       if (text.startsWith(prefix, p) && nameAt(p + prefix.length)) {
         const e = p + prefix.length + node.length;
         if (endsAt(e)) return e;
@@ -208,13 +209,13 @@ function theNode(text: string, node: string): string {
   // a name said at p holds the node's at p, p+1 ("), p+5 (node ) or p+6 (node "): only there
   const at = new Set<number>();
   for (let q = node === '' ? -1 : text.indexOf(node); q >= 0; q = text.indexOf(node, q + 1))
-    for (const p of [q - 6, q - 5, q - 1, q]) if (p >= 0) at.add(p);
+    for (const p of spoken ? [q - 6, q - 5, q - 1, q] : [q]) if (p >= 0) at.add(p);
   let out = '';
   let from = 0;
   for (const p of [...at].sort((a, b) => a - b)) {
     const e = p >= from && startsAt(p) ? saidAt(p) : undefined;
     if (e === undefined) continue;
-    out += `${text.slice(from, p)}the node`;
+    out += text.slice(from, p) + as;
     from = e;
   }
   return out + text.slice(from);

@@ -6,7 +6,7 @@
 // the groups only where the flat list would grow with thousands of nodes. All forms read the
 // same way. Pure: the fold, the readers and the wording.
 import type { Facts } from '../model.js';
-import { PER_NODE, type NodeError } from './access.js';
+import { ownNameAs, PER_NODE, type NodeError } from './access.js';
 import { chainStemPrefix, commandStem, type Backend, type NodeCommand } from './commands.js';
 
 /** What a command said on a node, without the node. */
@@ -39,12 +39,6 @@ const FEW = 3;
  * (meta.nodeErrorGroups), which grow with the ways nodes failed, not with the nodes.
  */
 export const FLAT = 50;
-
-/** A node's name standing alone in a text (not inside another name: kube-proxy-NODE stays). */
-function ownName(node: string): RegExp {
-  const name = node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\w./:-])${name}(?![\\w/-]|\\.\\w)`, 'g');
-}
 
 /** A group while nodes join it: its texts cut at their per-node words, and each word as far as
  * every node's agrees. */
@@ -124,8 +118,8 @@ export class SameWayFold<T> {
         this.named.clear();
       } else this.byNode.push({ node, items: [...items] });
     }
-    const own = ownName(node);
-    const texts = items.map((t) => this.way.text(t).replace(own, NODE));
+    // its name standing alone (kube-proxy-NODE stays), without an expression built per node
+    const texts = items.map((t) => ownNameAs(this.way.text(t), node, NODE, false));
     const cut = texts.map(perNodeWords);
     const parts = cut.map((c) => c.parts);
     const words = cut.map((c) => c.words);
