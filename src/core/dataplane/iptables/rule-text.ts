@@ -5,11 +5,18 @@
 import { savedProbability } from '../kube-proxy/endpoints.js';
 import type { ExpectedEndpoint, ExpectedServicePort } from '../kube-proxy/service-port.js';
 import { containsAny, FAMILY, type IPFamily } from '../../ipv6.js';
+import type { Address } from './read/rule/rule.js';
 
-/** One rule: its chain and its full text ("-A CHAIN ..."). */
+/** One rule: its chain and its full text ("-A CHAIN ..."), and the parts drift picks rules by,
+ * as kdebug computed them (a rendered text is never read back). */
 export interface RuleLine {
   chain: string;
   text: string;
+  /** Its -j target; undefined: it has none. */
+  target?: string;
+  /** Its -s and -d matches, addresses with their /32 or /128 as written. */
+  source?: Address;
+  destination?: Address;
   /** Sampled rules only: the rule's position in its chain, and how many rules the chain has. */
   index?: number;
   of?: number;
@@ -17,6 +24,33 @@ export interface RuleLine {
 
 const NODEPORTS_COMMENT =
   'kubernetes service nodeports; NOTE: this must be the last rule in this chain';
+
+/** What a rule is picked by besides its chain. */
+type Parts = Pick<RuleLine, 'target' | 'source' | 'destination'>;
+
+/** A rule's target and the options written after it (" --reject-with ..."). */
+type Verdict = [target: string, args: string];
+
+/** A positive -s or -d match. */
+const at = (cidr: string): Address => ({ cidr, negated: false });
+
+/** Every RuleLine with the same fields, in one order (V8 keeps one shape for 300,000 of them);
+ * a sampled rule's place in its chain (`index` of `of`). */
+const ruleLine = (
+  chain: string,
+  spec: string,
+  parts: Parts,
+  index?: number,
+  of?: number,
+): RuleLine => ({
+  chain,
+  text: `-A ${chain} ${spec}`,
+  target: parts.target,
+  source: parts.source,
+  destination: parts.destination,
+  index,
+  of,
+});
 
 /** The canonical spelling of the mark, e.g. 0x4000. */
 export const hexMark = (mark: number) => `0x${mark.toString(16)}`;
@@ -77,60 +111,76 @@ export function servicePortRules(
   const N = sp.name;
   const P = sp.protocol;
   const F = FAMILY[ctx.family];
-  const rule = (list: RuleLine[], chain: string, spec: string) =>
-    list.push({ chain, text: `-A ${chain} ${spec}` });
-  const vip = (ip: string, port: number, comment: string, jump: string) =>
-    `-d ${ip}${F.host} -p ${P} -m comment --comment "${comment}" -m ${P} --dport ${port} -j ${jump}`;
-  const verdictFor = (v: 'REJECT' | 'DROP' | undefined) =>
-    v === 'REJECT' ? `REJECT --reject-with ${F.reject}` : 'DROP';
+  const rule = (list: RuleLine[], chain: string, spec: string, parts: Parts) =>
+    list.push(ruleLine(chain, spec, parts));
+  const host = (ip: string) => at(`${ip}${F.host}`);
+  // a rule to one of the port's addresses, jumping to `target` (with its options, `args`)
+  const vip = (
+    list: RuleLine[],
+    chain: string,
+    ip: string,
+    comment: string,
+    [target, args]: Verdict,
+  ) =>
+    rule(
+      list,
+      chain,
+      `-d ${ip}${F.host} -p ${P} -m comment --comment "${comment}" -m ${P} --dport ${sp.port} -j ${target}${args}`,
+      { target, destination: host(ip) },
+    );
+  const verdictFor = (v: 'REJECT' | 'DROP' | undefined): Verdict =>
+    v === 'REJECT' ? ['REJECT', ` --reject-with ${F.reject}`] : ['DROP', ''];
   const verdictComment = (v: 'REJECT' | 'DROP' | undefined) =>
     v === 'REJECT' ? `${N} has no endpoints` : `${N} has no local endpoints`;
+  const jump = (chain: string): Verdict => [chain, ''];
   const ext = sp.chains.ext;
   const lbChain = sp.chains.fw ?? ext;
 
   // 1. cluster IP
   if (sp.hasInternalEndpoints)
-    rule(nat, 'KUBE-SERVICES', vip(sp.clusterIP, sp.port, `${N} cluster IP`, sp.internalChain));
+    vip(nat, 'KUBE-SERVICES', sp.clusterIP, `${N} cluster IP`, jump(sp.internalChain));
   else
-    rule(
+    vip(
       filter,
       'KUBE-SERVICES',
-      vip(
-        sp.clusterIP,
-        sp.port,
-        verdictComment(sp.internalVerdict),
-        verdictFor(sp.internalVerdict),
-      ),
+      sp.clusterIP,
+      verdictComment(sp.internalVerdict),
+      verdictFor(sp.internalVerdict),
     );
   // 2. external IPs
   for (const ip of sp.externalIPs) {
-    if (sp.hasEndpoints && ext)
-      rule(nat, 'KUBE-SERVICES', vip(ip, sp.port, `${N} external IP`, ext));
+    if (sp.hasEndpoints && ext) vip(nat, 'KUBE-SERVICES', ip, `${N} external IP`, jump(ext));
     if (!sp.hasExternalEndpoints)
-      rule(
+      vip(
         filter,
         'KUBE-EXTERNAL-SERVICES',
-        vip(ip, sp.port, verdictComment(sp.externalVerdict), verdictFor(sp.externalVerdict)),
+        ip,
+        verdictComment(sp.externalVerdict),
+        verdictFor(sp.externalVerdict),
       );
   }
   // 3. load-balancer IPs
   for (const ip of sp.loadBalancerIPs) {
     if (sp.hasEndpoints && lbChain)
-      rule(nat, 'KUBE-SERVICES', vip(ip, sp.port, `${N} loadbalancer IP`, lbChain));
+      vip(nat, 'KUBE-SERVICES', ip, `${N} loadbalancer IP`, jump(lbChain));
     if (sp.chains.fw)
-      rule(
+      vip(
         filter,
         'KUBE-PROXY-FIREWALL',
-        vip(ip, sp.port, `${N} traffic not accepted by ${sp.chains.fw}`, 'DROP'),
+        ip,
+        `${N} traffic not accepted by ${sp.chains.fw}`,
+        verdictFor('DROP'),
       );
   }
   // 4. load-balancer IPs without (local) endpoints
   if (!sp.hasExternalEndpoints)
     for (const ip of sp.loadBalancerIPs)
-      rule(
+      vip(
         filter,
         'KUBE-EXTERNAL-SERVICES',
-        vip(ip, sp.port, verdictComment(sp.externalVerdict), verdictFor(sp.externalVerdict)),
+        ip,
+        verdictComment(sp.externalVerdict),
+        verdictFor(sp.externalVerdict),
       );
   // 5. node port
   if (sp.nodePort !== undefined) {
@@ -140,19 +190,24 @@ export function servicePortRules(
           nat,
           'KUBE-NODEPORTS',
           `-d 127.0.0.0/8 -p ${P} -m comment --comment "${N}" -m ${P} --dport ${sp.nodePort} -m nfacct --nfacct-name  localhost_nps_accepted_pkts -j ${ext}`,
+          { target: ext, destination: at('127.0.0.0/8') },
         );
       rule(
         nat,
         'KUBE-NODEPORTS',
         `-p ${P} -m comment --comment "${N}" -m ${P} --dport ${sp.nodePort} -j ${ext}`,
+        { target: ext },
       );
     }
-    if (!sp.hasExternalEndpoints)
+    if (!sp.hasExternalEndpoints) {
+      const [target, args] = verdictFor(sp.externalVerdict);
       rule(
         filter,
         'KUBE-EXTERNAL-SERVICES',
-        `-p ${P} -m comment --comment "${verdictComment(sp.externalVerdict)}" -m addrtype --dst-type LOCAL -m ${P} --dport ${sp.nodePort} -j ${verdictFor(sp.externalVerdict)}`,
+        `-p ${P} -m comment --comment "${verdictComment(sp.externalVerdict)}" -m addrtype --dst-type LOCAL -m ${P} --dport ${sp.nodePort} -j ${target}${args}`,
+        { target },
       );
+    }
   }
   // 6. health check node port
   if (sp.healthCheckNodePort)
@@ -160,6 +215,7 @@ export function servicePortRules(
       filter,
       'KUBE-NODEPORTS',
       `-p tcp -m comment --comment "${N} health check node port" -m tcp --dport ${sp.healthCheckNodePort} -j ACCEPT`,
+      { target: 'ACCEPT' },
     );
   // 8. external traffic
   if (ext) {
@@ -168,6 +224,7 @@ export function servicePortRules(
         nat,
         ext,
         `-m comment --comment "masquerade traffic for ${N} external destinations" -j KUBE-MARK-MASQ`,
+        { target: 'KUBE-MARK-MASQ' },
       );
     } else {
       const svc = sp.chains.svc ?? sp.internalChain;
@@ -176,31 +233,38 @@ export function servicePortRules(
           nat,
           ext,
           `${ctx.podTraffic} -m comment --comment "pod traffic for ${N} external destinations" -j ${svc}`,
+          { target: svc },
         );
       rule(
         nat,
         ext,
         `-m comment --comment "masquerade LOCAL traffic for ${N} external destinations" -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ`,
+        { target: 'KUBE-MARK-MASQ' },
       );
       rule(
         nat,
         ext,
         `-m comment --comment "route LOCAL traffic for ${N} external destinations" -m addrtype --src-type LOCAL -j ${svc}`,
+        { target: svc },
       );
     }
-    if (sp.hasExternalEndpoints) rule(nat, ext, `-j ${sp.externalPolicyChain}`);
+    if (sp.hasExternalEndpoints)
+      rule(nat, ext, `-j ${sp.externalPolicyChain}`, { target: sp.externalPolicyChain });
   }
   // 9. loadBalancerSourceRanges
   const fw = sp.chains.fw;
   if (fw && ext) {
     const lb = `-m comment --comment "${N} loadbalancer IP" -j ${ext}`;
-    for (const cidr of sp.sourceRanges) rule(nat, fw, `-s ${cidr} ${lb}`);
+    for (const cidr of sp.sourceRanges)
+      rule(nat, fw, `-s ${cidr} ${lb}`, { target: ext, source: at(cidr) });
     if (sp.sourceRanges.some((c) => ctx.nodeIPs.some((ip) => containsAny(c, ip))))
-      for (const ip of sp.loadBalancerIPs) rule(nat, fw, `-s ${ip}${F.host} ${lb}`);
+      for (const ip of sp.loadBalancerIPs)
+        rule(nat, fw, `-s ${ip}${F.host} ${lb}`, { target: ext, source: host(ip) });
     rule(
       nat,
       fw,
       `-m comment --comment "other traffic to ${N} will be dropped by KUBE-PROXY-FIREWALL"`,
+      {},
     );
   }
   // 7 + 10. the policy chains: the masquerade rule for cluster IP traffic from outside the Pod
@@ -220,6 +284,7 @@ export function servicePortRules(
         nat,
         chain,
         `${src}-d ${sp.clusterIP}${F.host}${iface} -p ${P} -m comment --comment "${N} cluster IP" -m ${P} --dport ${sp.port} -j KUBE-MARK-MASQ`,
+        { target: 'KUBE-MARK-MASQ', destination: host(sp.clusterIP) },
       );
     }
     jumps(nat, sp, chain, eps, ctx, sample, masq ? 1 : 0);
@@ -235,16 +300,22 @@ export function servicePortRules(
       sp.affinitySeconds !== undefined
         ? ` -m recent --set --name ${ep.chain} --mask ${F.mask} --rsource`
         : '';
-    nat.push({
-      chain: ep.chain,
-      text: `-A ${ep.chain} -s ${ep.ip}${F.host}${comment} -j KUBE-MARK-MASQ`,
-      ...(sample ? { index: 0, of: 2 } : {}),
-    });
-    nat.push({
-      chain: ep.chain,
-      text: `-A ${ep.chain} -p ${P}${comment}${recent} -m ${P} -j DNAT --to-destination ${ep.address}`,
-      ...(sample ? { index: 1, of: 2 } : {}),
-    });
+    nat.push(
+      ruleLine(
+        ep.chain,
+        `-s ${ep.ip}${F.host}${comment} -j KUBE-MARK-MASQ`,
+        { target: 'KUBE-MARK-MASQ', source: host(ep.ip) },
+        sample ? 0 : undefined,
+        sample ? 2 : undefined,
+      ),
+      ruleLine(
+        ep.chain,
+        `-p ${P}${comment}${recent} -m ${P} -j DNAT --to-destination ${ep.address}`,
+        { target: 'DNAT' },
+        sample ? 1 : undefined,
+        sample ? 2 : undefined,
+      ),
+    );
   }
   return { nat, filter };
 }
@@ -265,25 +336,30 @@ function jumps(
   const affinity = sp.affinitySeconds !== undefined;
   const of = base + (affinity ? n : 0) + n;
   const picked = sample && n > 2 ? [0, n - 1] : eps.map((_, i) => i);
-  const at = (index: number) => (sample ? { index, of } : {});
+  const line = (spec: string, ep: EndpointShape, index: number) =>
+    ruleLine(
+      chain,
+      spec,
+      { target: ep.chain },
+      sample ? index : undefined,
+      sample ? of : undefined,
+    );
   if (affinity)
     for (const i of picked) {
       const ep = eps[i]!;
-      out.push({
-        chain,
-        text: `-A ${chain} ${comment(ep)}-m recent --rcheck --seconds ${sp.affinitySeconds} --reap --name ${ep.chain} --mask ${mask} --rsource -j ${ep.chain}`,
-        ...at(base + i),
-      });
+      out.push(
+        line(
+          `${comment(ep)}-m recent --rcheck --seconds ${sp.affinitySeconds} --reap --name ${ep.chain} --mask ${mask} --rsource -j ${ep.chain}`,
+          ep,
+          base + i,
+        ),
+      );
     }
   for (const i of picked) {
     const ep = eps[i]!;
     const stat =
       i < n - 1 ? `-m statistic --mode random --probability ${savedProbability(n - i)} ` : '';
-    out.push({
-      chain,
-      text: `-A ${chain} ${comment(ep)}${stat}-j ${ep.chain}`,
-      ...at(base + (affinity ? n : 0) + i),
-    });
+    out.push(line(`${comment(ep)}${stat}-j ${ep.chain}`, ep, base + (affinity ? n : 0) + i));
   }
 }
 

@@ -142,7 +142,7 @@ export function compareEndpoints(
         ? `node ${c.node} sends none of ${sp.name}'s external traffic to ${e.address} (${pod} on this node): with externalTrafficPolicy: Local it is dropped here although a local endpoint exists.`
         : `node ${c.node} sends none of ${sp.name}${traffic} to ${e.address} (${pod}, ${e.ready ? 'ready' : 'terminating'}): ${c.nat.chain(e.chain) ? `no rule of ${chain} jumps to ${e.chain}, the endpoint's chain, which the dump holds` : 'it has no KUBE-SEP rule for this endpoint'}, so the endpoint gets no traffic from this node.`,
       expected: nat([
-        ...sp.nat.filter((l) => l.chain === chain && l.text.endsWith(` ${e.chain}`)),
+        ...sp.nat.filter((l) => l.chain === chain && l.target === e.chain),
         ...sp.nat.filter((l) => l.chain === e.chain),
       ]),
       actual: chainLines(c.nat, chain),

@@ -2,6 +2,7 @@
 // load-balancer IPs): entry rules, where externalTrafficPolicy sends it, masquerading, the
 // REJECT / DROP rules when there is no (local) endpoint, and loadBalancerSourceRanges.
 import { percent } from '../../../../model.js';
+import { hostCidr } from '../../../../ipv6.js';
 import {
   chainLines,
   filterLines,
@@ -104,7 +105,9 @@ export function externalPath(
           title: `no rule for the ${word} ${vip(ip, sp.port, sp.protocol)}`,
           message: `node ${c.node} has no rule for ${sp.name}'s ${word} ${vip(ip, sp.port, sp.protocol)}: traffic to it is not redirected to any endpoint${elsewhere(want, moved)}.`,
           expected: nat(
-            sp.nat.filter((l) => l.chain === 'KUBE-SERVICES' && l.text.includes(`-d ${ip}/32 `)),
+            sp.nat.filter(
+              (l) => l.chain === 'KUBE-SERVICES' && l.destination?.cidr === hostCidr(ip),
+            ),
           ),
           actual: entryRules(c, moved),
           ...syncNext(c),
@@ -300,8 +303,7 @@ export function firewall(
   );
   const expectedSources = sp.nat
     .filter((l) => l.chain === sp.chains.fw)
-    .map((l) => /-s (\S+)/.exec(l.text)?.[1])
-    .filter((s): s is string => s !== undefined);
+    .flatMap((l) => (l.source && !l.source.negated ? [l.source.cidr] : []));
   const dropped = t.verdicts.some(
     (v) => v.chain === 'KUBE-PROXY-FIREWALL' || (v.table === 'nat' && v.kind === 'drop'),
   );

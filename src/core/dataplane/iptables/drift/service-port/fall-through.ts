@@ -75,9 +75,7 @@ export function endpointDnatMissing(
       `node ${c.node}'s ${a.chain}, ${e ? `the chain of endpoint ${who(e)}` : 'a chain no endpoint of the Service hashes to'}, has no DNAT rule: it returns the ${percent(a.probability)} of new connections to ${sp.name}${traffic} that ${chain} sends it, and ${then}. ${e ? `${e.address} gets none of them from this node.` : ''}`.trimEnd(),
     expected: e
       ? nat(
-          sp.nat.filter(
-            (l) => l.chain === e.chain || (l.chain === chain && l.text.endsWith(` ${e.chain}`)),
-          ),
+          sp.nat.filter((l) => l.chain === e.chain || (l.chain === chain && l.target === e.chain)),
         )
       : [],
     actual: [

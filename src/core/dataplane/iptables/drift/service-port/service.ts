@@ -197,7 +197,7 @@ function clusterIPMasquerade(
   if (held && !shown) return;
   if (want === undefined && rules.length === 0) return;
   const expected = nat(
-    sp.nat.filter((l) => l.chain === sp.internalChain && l.text.endsWith('-j KUBE-MARK-MASQ')),
+    sp.nat.filter((l) => l.chain === sp.internalChain && l.target === 'KUBE-MARK-MASQ'),
   );
   const actual = [...chainLines(c.nat, entry.chain), ...entryLines(c, sp)].filter((l) =>
     l.endsWith('-j KUBE-MARK-MASQ'),
