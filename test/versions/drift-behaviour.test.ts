@@ -19,6 +19,7 @@ import {
   sharedRules,
   wantedRules,
 } from '../../src/core/dataplane/iptables/drift/behaviour/behaviour.js';
+import type { DiffLine } from '../../src/core/dataplane/iptables/drift/behaviour/by-behaviour.js';
 import { OLDEST_MODELLED } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
@@ -278,7 +279,7 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
   it('ports alike share a key; a port whose rules, differences or shared rules differ does not', () => {
     const exp = expectedRules(view, BENCH_NODE, { release: { minor: 20 } });
     const port = (n: number) => exp.servicePorts.find((p) => p.name === `ns${n}/svc-${n}:http`)!;
-    const none = { expected: [] as string[], actual: [] as string[] };
+    const none = { expected: [] as DiffLine[], actual: [] as DiffLine[] };
     const shared = sharedRules(parseIptables(clean));
     const actual = parseIptables(clean);
     const rulesOf = (table: string, chain: string) => {
@@ -292,7 +293,12 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
     assert.notEqual(key(13), key(16)); // a NodePort
     assert.notEqual(
       key(13),
-      key(23, { expected: [], actual: ['-A KUBE-SERVICES -s 192.168.0.0/16'] }),
+      key(23, {
+        expected: [],
+        actual: [
+          { table: 'nat', chain: 'KUBE-SERVICES', text: '-A KUBE-SERVICES -s 192.168.0.0/16' },
+        ],
+      }),
     );
     // a rule for a range of destinations may meet ports of one shape differently: no key at all
     const ranged = behaviourKeys(

@@ -9,7 +9,7 @@ import { rulesOf, type RuleLine } from '../../kube-proxy/expected.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Table } from '../read/parse.js';
 import { hostCidr } from '../../../ipv6.js';
-import { foldByBehaviour, type Diff, type Other } from './behaviour/by-behaviour.js';
+import { foldByBehaviour, said, type Diff, type Other } from './behaviour/by-behaviour.js';
 import { caughtByExtraRules, mayDivert } from './behaviour/caught.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
@@ -42,9 +42,10 @@ export function textDifferences(
     if (!d) diffs.set(owner, (d = { expected: [], actual: [] }));
     return d;
   };
-  // the shared chains' rules as a multiset per table, keyed by rule text: each expected line
-  // takes one copy away
-  const actual = { nat: new Map<string, number[]>(), filter: new Map<string, number[]>() };
+  // the shared chains' rules as a multiset per table, keyed by rule text (one text, one chain):
+  // each expected line takes one copy away
+  type Copies = { chain: string; ids: number[] };
+  const actual = { nat: new Map<string, Copies>(), filter: new Map<string, Copies>() };
   const tables = { nat: c.nat, filter: c.filter };
   for (const name of ['nat', 'filter'] as const) {
     const table = tables[name];
@@ -55,16 +56,16 @@ export function textDifferences(
       for (const id of table.chain(chain)?.ruleIds ?? []) {
         if (BUILTIN.includes(chain) && !owned.has(table.target(id) ?? '')) continue;
         const text = table.text(id);
-        const ids = lines.get(text);
-        if (ids) ids.push(id);
-        else lines.set(text, [id]);
+        const copies = lines.get(text);
+        if (copies) copies.ids.push(id);
+        else lines.set(text, { chain, ids: [id] });
       }
     }
   }
-  const take = (owner: string, table: 'nat' | 'filter', text: string) => {
-    const ids = actual[table].get(text);
+  const take = (owner: string, table: 'nat' | 'filter', l: RuleLine) => {
+    const ids = actual[table].get(l.text)?.ids;
     if (ids && ids.length > 0) ids.pop();
-    else diff(owner).expected.push(`-t ${table} ${text}`);
+    else diff(owner).expected.push({ table, chain: l.chain, text: l.text });
   };
   const seen = new Uint8Array(c.nat.chainCount); // per-Service chains compared, by index
   // huge dumps (large-cluster mode): per-endpoint rules are sampled, the first and last endpoint
@@ -75,14 +76,14 @@ export function textDifferences(
       (sample && comparePort(c, rulesOf(c.exp, sp, true), seen)) ||
       comparePort(c, rulesOf(c.exp, sp), seen, () => diff(sp.name));
     if (!shared) continue;
-    for (const text of shared.nat) take(sp.name, 'nat', text);
-    for (const l of shared.filter) take(sp.name, 'filter', l.text);
+    for (const l of shared.nat) take(sp.name, 'nat', l);
+    for (const l of shared.filter) take(sp.name, 'filter', l);
   }
   for (const table of ['nat', 'filter'] as const)
-    for (const l of c.exp.fixed[table]) take(NODE, table, l.text);
+    for (const l of c.exp.fixed[table]) take(NODE, table, l);
   const left = (['nat', 'filter'] as const).flatMap((name) =>
-    [...actual[name]].flatMap(([text, ids]) =>
-      ids.map((id) => ({ table: tables[name]!, id, text })),
+    [...actual[name]].flatMap(([text, { chain, ids }]) =>
+      ids.map((id) => ({ table: tables[name]!, id, chain, text })),
     ),
   );
   // a left-over rule that sends some Service port's packets elsewhere is a finding of its own
@@ -95,7 +96,11 @@ export function textDifferences(
   for (const l of left) {
     if (caught.has(l)) continue;
     const owner = ruleOwner(l.table, l.id, (owners ??= ownersOf(c.exp.servicePorts)));
-    diff(owner).actual.push(`-t ${l.table.name} ${l.text}`);
+    diff(owner).actual.push({
+      table: l.table.name as 'nat' | 'filter',
+      chain: l.chain,
+      text: l.text,
+    });
   }
   // per-Service chains the node has and kube-proxy would not write now (stale endpoints, KUBE-XLB)
   for (const sp of c.exp.servicePorts) {
@@ -106,7 +111,8 @@ export function textDifferences(
       const ch = name ? c.nat.indexOf(name) : -1;
       if (ch < 0 || seen[ch]) return;
       seen[ch] = 1;
-      for (const id of c.nat.ruleIdsOf(ch)) diff(owner).actual.push(`-t nat ${c.nat.text(id)}`);
+      for (const id of c.nat.ruleIdsOf(ch))
+        diff(owner).actual.push({ table: 'nat', chain: name!, text: c.nat.text(id) });
     };
     extra(t.chains.svc);
     extra(t.chains.svl);
@@ -131,8 +137,8 @@ export function textDifferences(
           id: 'rule-text-differs',
           title: "kube-proxy's own chains are spelled differently",
           message: `node ${c.node}'s jumps and fixed chains (KUBE-POSTROUTING, KUBE-MARK-MASQ, KUBE-FORWARD, KUBE-FIREWALL ...) are not spelled the way kube-proxy v1.${c.exp.release.minor} writes them`,
-          expected: d.expected,
-          actual: d.actual,
+          expected: d.expected.map(said),
+          actual: d.actual.map(said),
         });
       else if (!flagged.has(owner))
         c.add({
@@ -140,8 +146,8 @@ export function textDifferences(
           service: owner,
           title: `routes as expected; ${n} rules spelled differently`,
           message: `node ${c.node} routes ${owner} as kube-proxy would; only the spelling of ${n} rules differs from what kube-proxy v1.${c.exp.release.minor} writes`,
-          expected: d.expected,
-          actual: d.actual,
+          expected: d.expected.map(said),
+          actual: d.actual.map(said),
         });
     }
   return {
@@ -194,15 +200,15 @@ function comparePort(
   rules: { nat: RuleLine[]; filter: RuleLine[] },
   seen: Uint8Array,
   diff?: () => Diff,
-): { nat: string[]; filter: RuleLine[] } | undefined {
+): { nat: RuleLine[]; filter: RuleLine[] } | undefined {
   const nat = rules.nat;
-  const shared: string[] = [];
+  const shared: RuleLine[] = [];
   let start = 0;
   for (let k = 1; k <= nat.length; k++) {
     if (k < nat.length && nat[k]!.chain === nat[start]!.chain) continue;
     const chain = nat[start]!.chain;
     if (chain === 'KUBE-SERVICES' || chain === 'KUBE-NODEPORTS')
-      for (let i = start; i < k; i++) shared.push(nat[i]!.text);
+      for (let i = start; i < k; i++) shared.push(nat[i]!);
     else {
       const index = diff
         ? compareChain(c.nat, chain, nat, start, k, diff)
@@ -255,11 +261,12 @@ function compareChain(
 
   if (same) return c;
   const d = diff();
+  const line = (text: string) => ({ table: 'nat' as const, chain, text });
   // one line more on one side, the rest the same in order (an older release's moved rule): the
   // multisets below would leave that line alone
   const one = c < 0 ? undefined : oneMore(nat, c, lines, from, to);
   if (one !== undefined) {
-    (one.expected ? d.expected : d.actual).push(`-t nat ${one.text}`);
+    (one.expected ? d.expected : d.actual).push(line(one.text));
     return c;
   }
   const expected = lines.slice(from, to).map((l) => l.text);
@@ -271,19 +278,19 @@ function compareChain(
   for (const e of expected) {
     const n = left.get(e) ?? 0;
     if (n > 0) left.set(e, n - 1);
-    else d.expected.push(`-t nat ${e}`);
+    else d.expected.push(line(e));
   }
   for (const t of actual) {
     const n = left.get(t) ?? 0;
     if (n > 0) {
       left.set(t, n - 1);
-      d.actual.push(`-t nat ${t}`);
+      d.actual.push(line(t));
     }
   }
   // the same lines in another order: show the chain as it is and as it should be
   if (d.expected.length + d.actual.length === before) {
-    d.expected.push(...expected.map((e) => `-t nat ${e}`));
-    d.actual.push(...actual.map((t) => `-t nat ${t}`));
+    d.expected.push(...expected.map(line));
+    d.actual.push(...actual.map(line));
   }
   return c;
 }

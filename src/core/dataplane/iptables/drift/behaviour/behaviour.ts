@@ -9,6 +9,7 @@ import { formatIPv4, parseCidr } from '../../../../ipv4.js';
 import { cidrHolds, formatIPv6, hostPort, parseCidr6 } from '../../../../ipv6.js';
 import { tracePacket } from '../../trace/trace.js';
 import { numberedPort, renamer, type NumberedPort } from './port-names.js';
+import type { DiffLine } from './by-behaviour.js';
 import { servicePortRules, type RuleLine } from '../../rule-text.js';
 import type { NodeNetwork, TracePacket } from '../../../trace/trace.js';
 
@@ -157,7 +158,7 @@ export function sharedRules(actual: Ruleset): SharedRules {
 /** A Service port's rules and differences from kube-proxy's, to key its walks by. */
 export type KeyOf = (
   sp: ExpectedServicePort,
-  diff: { expected: readonly string[]; actual: readonly string[] },
+  diff: { expected: readonly DiffLine[]; actual: readonly DiffLine[] },
 ) => string | undefined;
 
 /**
@@ -214,10 +215,8 @@ export function behaviourKeys(
     if (diff.expected.length > 0) {
       const own = renamer(names, true);
       for (const l of diff.expected) {
-        const table = l.startsWith('-t nat ') ? 'nat' : l.startsWith('-t filter ') ? 'filter' : '';
-        if (!table) continue;
-        const k = own(l.slice(4 + table.length));
-        differs[table].set(k, (differs[table].get(k) ?? 0) + 1);
+        const k = own(l.text);
+        differs[l.table].set(k, (differs[l.table].get(k) ?? 0) + 1);
       }
       let at = 0;
       for (const table of ['nat', 'filter'] as const)
@@ -236,15 +235,10 @@ export function behaviourKeys(
     // the port's own chains the node's side differs in, whole and in order: a rule's place in its
     // chain is part of what it does (a DROP before the jumps, or after the last); in the shared
     // chains the rules met below keep their order
-    const differed = new Set<string>();
-    for (const l of diff.actual) {
-      const [, table, , chain] = l.split(' ', 4) as [string, string, string, string];
-      if (PORT_CHAIN.test(chain)) differed.add(`${table} ${chain}`);
-    }
-    const placed = [...differed].flatMap((at) => {
-      const [table, chain] = at.split(' ') as [string, string];
-      return [`@ ${at}`, ...chainRules(table, chain)];
-    });
+    const differed = new Map<string, DiffLine>(); // one line of each chain, by "table chain"
+    for (const l of diff.actual)
+      if (PORT_CHAIN.test(l.chain)) differed.set(`${l.table} ${l.chain}`, l);
+    const placed = [...differed].flatMap(([at, l]) => [`@ ${at}`, ...chainRules(l.table, l.chain)]);
     const ports = numbers.map(String);
     const met = [...hosts, ...ports].flatMap((k) => shared.byName.get(k) ?? []);
     const renamed = renamer(names);
@@ -254,7 +248,7 @@ export function behaviourKeys(
       '-',
       ...left,
       '+',
-      ...diff.actual.map(renamed),
+      ...diff.actual.map((l) => `-t ${l.table} ${renamed(l.text)}`),
       ...placed.map(renamed),
       '=',
       ...met.map(renamed),

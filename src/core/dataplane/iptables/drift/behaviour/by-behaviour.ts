@@ -14,11 +14,22 @@ import {
   type KeyOf,
 } from './behaviour.js';
 
+/** A rule only one side has: its table, chain and text ("-A CHAIN ..."), kept apart until the
+ * finding says it (`said`). */
+export interface DiffLine {
+  table: 'nat' | 'filter';
+  chain: string;
+  text: string;
+}
+
 /** The lines of one owner (a Service port, '' the node) only one side has. */
 export interface Diff {
-  expected: string[];
-  actual: string[];
+  expected: DiffLine[];
+  actual: DiffLine[];
 }
+
+/** A diff line as findings say it: "-t nat -A ...". */
+export const said = (l: DiffLine): string => `-t ${l.table} ${l.text}`;
 
 /** The node's own chains, as the owner of their differences. */
 const NODE = '';
