@@ -140,7 +140,9 @@ export interface NodeDrift {
   source: string;
   /** Service ports compared. */
   servicePorts: number;
-  /** Signs of an older kube-proxy, when the dump shows them. */
+  /** Who wrote the rules by their signs: an older kube-proxy where an iptables dump shows one;
+   * in nftables mode, the releases the table reads as written by where the release was taken
+   * from them (kube-proxy/releases.ts modelledRelease). */
   writtenBy?: string;
   /** The release read for the node is newer than any its rules' signs allow ("v1.28", "v1.19"):
    * they were not written by it; null where they agree; absent where no release was read for the

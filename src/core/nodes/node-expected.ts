@@ -13,6 +13,7 @@ import {
   type ExpectedRules,
 } from '../dataplane/kube-proxy/expected.js';
 import { nodeKnobs, type NodeKnobs } from '../dataplane/kube-proxy/knobs.js';
+import type { Shown } from '../dataplane/kube-proxy/releases.js';
 import { parseIpBrief } from './outputs.js';
 import { NodeReads, scopeKey, type Scope } from './node-reads.js';
 
@@ -21,6 +22,7 @@ export abstract class NodeExpected extends NodeReads {
   private readonly expectedMemo = new Map<string, ExpectedRules>();
   private readonly expectsMemo = new Map<string, Set<string>>();
   private knobsMemo: NodeKnobs | undefined;
+  private shownMemo: Shown | undefined;
 
   /** What kube-proxy on this node takes from the node itself (see dataplane/kube-proxy/knobs.ts). */
   knobs(): NodeKnobs {
@@ -41,11 +43,16 @@ export abstract class NodeExpected extends NodeReads {
       const addresses = parseIpBrief(this.facts.nodes[this.name]?.['ip-addr'] ?? '').flatMap((i) =>
         i.addresses.map((a) => a.split('/')[0]!),
       );
+      // nftables: where the version read is not a modelled release, the one its table shows
+      const table = this.mode() === 'nftables' ? this.nft()?.table : undefined;
       const options = {
         ...this.knobs().options,
         interfaceAddresses: addresses,
         family: this.family,
         unread: this.analysis.endpointsUnread(),
+        ...(table
+          ? { shown: () => (this.shownMemo ??= modeCode('nftables').nftShown(table)) }
+          : {}),
         ...overrides,
       };
       exp = expectedRules(this.analysis.view, this.name, options, { only: scope && [...scope] });

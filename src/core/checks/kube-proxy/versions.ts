@@ -49,7 +49,7 @@ export function versions(ctx: CheckContext): Finding[] {
         `kube-proxy's version not observed on ${count(unknown.length, 'node')}: ${namedFew(unknown)}`,
         {
           explanation:
-            "Nothing said kube-proxy's release there: no /metrics build info, no image tag on its Pod, no status.nodeInfo.kubeProxyVersion. kdebug models the newest release it knows on those nodes and says so where it matters.",
+            "Nothing said kube-proxy's release there: no /metrics build info, no image tag on its Pod, no status.nodeInfo.kubeProxyVersion. kdebug models the newest release it knows on those nodes (on an nftables node, the release its table reads as written by) and says so where it matters.",
           evidence: unknown.map((n) =>
             unseen(`${n}: no /metrics build info, image tag or nodeInfo`, n),
           ),
@@ -62,14 +62,14 @@ export function versions(ctx: CheckContext): Finding[] {
 }
 
 /** How drift compares a node of an unmodelled release with the nearest modelled one, by mode:
- * only iptables drift walks packets (iptables/drift/text.ts foldByBehaviour); nftables drift
- * compares each Service port's tree and the fixed chains' rules by what they match and do
- * (nftables/drift.ts), IPVS drift what IPVS, its ipsets and iptables hold (ipvs/drift.ts). */
+ * only iptables drift walks packets (iptables/drift/text.ts foldByBehaviour); nftables takes the
+ * modelled release its table reads as written by (nftables/drift/written-by.ts), IPVS drift
+ * compares what IPVS, its ipsets and iptables hold (ipvs/drift.ts). */
 const UNMODELLED_BY_MODE: Record<string, string> = {
   iptables:
     'on iptables nodes by behaviour (the same packets walked through both: where they go counts, not how the rules read)',
   nftables:
-    "on nftables nodes each Service port by where its packets go (endpoints, shares, masquerading), and kube-proxy's fixed chains rule by rule by what each matches and does, so a rule that release writes otherwise there reads as missing (no packet is walked)",
+    'except on nftables nodes, compared with the modelled release their table reads as written by (drift names it and what in the table says so)',
   ipvs: 'on IPVS nodes by what they hold: virtual and real servers, kube-ipvs0 addresses, ipset entries, and each iptables rule kube-proxy writes in its chain, so one that release writes otherwise reads as missing (no packet is walked)',
 };
 

@@ -27,7 +27,7 @@ import {
   type KubeProxyConfig,
   type Service,
 } from '../../kube/objects.js';
-import { modelledRelease, writes, type Release } from './releases.js';
+import { isModelled, modelledRelease, writes, type Release, type Shown } from './releases.js';
 import {
   detectorOf,
   nodeOf,
@@ -58,6 +58,9 @@ export interface ExpectOptions {
   interfaceAddresses?: string[];
   /** The kube-proxy release whose rules to write (undefined: the newest modelled). */
   release?: Release;
+  /** What the node's own rules show of the release that wrote them (nftables: its table), read
+   * only where `release` is not a modelled one: that release is written then. */
+  shown?: () => Shown;
   /** The objects kube-proxy may read that the capture did not (an unread kind is not empty). */
   unread?: EndpointsUnread;
 }
@@ -75,10 +78,13 @@ export interface ExpectedRules {
   release: Release;
   /** The release the caller said the node runs, modelled or not. */
   requested?: Release;
+  /** Who the node's rules read as written by, where the release modelled was taken from them
+   * (`shown`), in drift's words. */
+  writtenBy?: string;
   /** The objects that release takes the endpoints from (its own, not the modelled one's). */
   endpointsFrom: EndpointSource;
   options: Required<
-    Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family' | 'release' | 'unread'>
+    Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family' | 'release' | 'unread' | 'shown'>
   > & {
     interfaceAddresses: string[];
   };
@@ -122,8 +128,11 @@ export function expectedRules(
     family === 'IPv4' &&
     (options.localhostNodePorts ?? config.localhostNodePorts) &&
     (nodePortCidrs === 'all' || nodePortCidrs.some((c) => containsAny(c, '127.0.0.1')));
-  const { family: _family, release: asked, unread, ...rest } = definedOnly(options);
-  const { release, note } = modelledRelease(asked);
+  const { family: _family, release: asked, unread, shown, ...rest } = definedOnly(options);
+  const { release, note, writtenBy } = modelledRelease(
+    asked,
+    asked && isModelled(asked) ? undefined : shown?.(),
+  );
   if (note) notes.push(note);
   // before 1.37 kube-proxy asks iptables whether it has --random-fully: said by the node's rules
   if (rest.randomFully === undefined && !writes(release, 'iptablesAlwaysRandomFully'))
@@ -195,6 +204,7 @@ export function expectedRules(
     release,
     endpointsFrom,
     ...(asked ? { requested: asked } : {}),
+    ...(writtenBy ? { writtenBy } : {}),
     options: opts,
     masqueradeMark,
     localDetector,

@@ -53,15 +53,81 @@ export const writes = (release: Release, change: Change) => release.minor >= CHA
 
 export const NEWEST: Release = { minor: NEWEST_MODELLED };
 
-/** The release to model for `asked` (undefined: the newest), and a note when it is not one of
- * the modelled releases (the nearest modelled one is used). */
-export function modelledRelease(asked: Release | undefined): { release: Release; note?: string } {
-  if (!asked) return { release: NEWEST };
-  if (asked.minor >= OLDEST_MODELLED && asked.minor <= NEWEST_MODELLED) return { release: asked };
-  const minor = Math.min(NEWEST_MODELLED, Math.max(OLDEST_MODELLED, asked.minor));
+export const isModelled = (r: Release) => r.minor >= OLDEST_MODELLED && r.minor <= NEWEST_MODELLED;
+
+/** Something a node's rules hold that tells which release wrote them: what `change`'s release
+ * and later write (`since`), or what only the releases before it write. */
+export interface Sign {
+  what: string;
+  change: Change;
+  since: boolean;
+}
+
+/** The modelled releases a node's rules read as written by: the signs they hold, and the oldest
+ * and newest minor all of them allow (oldest > newest: no one release writes all of them). */
+export interface Shown {
+  signs: Sign[];
+  oldest: number;
+  newest: number;
+}
+
+export function shownBy(signs: Sign[]): Shown {
+  let oldest = OLDEST_MODELLED;
+  let newest = NEWEST_MODELLED;
+  for (const s of signs)
+    if (s.since) oldest = Math.max(oldest, CHANGES[s.change]);
+    else newest = Math.min(newest, CHANGES[s.change] - 1);
+  return { signs, oldest, newest };
+}
+
+/**
+ * The release to model for `asked` (undefined: not read), and a note when it is not one of the
+ * modelled releases. A modelled release read for the node is modelled whatever its rules show;
+ * else, where the node's rules were read (`shown`), the release they read as written by (the
+ * nearest to `asked` in that range, the newest where none was read), with who wrote them in
+ * drift's words (`writtenBy`); else the nearest modelled one (undefined: the newest).
+ */
+export function modelledRelease(
+  asked: Release | undefined,
+  shown?: Shown,
+): { release: Release; note?: string; writtenBy?: string } {
+  if (asked && isModelled(asked)) return { release: asked };
+  const clamp = (minor: number, oldest: number, newest: number) =>
+    Math.min(newest, Math.max(oldest, minor));
+  const unmodelled =
+    asked &&
+    `kube-proxy v1.${asked.minor} is not a modelled release (kdebug models ${releaseRange()})`;
+  if (!shown) {
+    if (!asked) return { release: NEWEST };
+    const minor = clamp(asked.minor, OLDEST_MODELLED, NEWEST_MODELLED);
+    return { release: { minor }, note: `${unmodelled}: written as v1.${minor} writes it` };
+  }
+  const agree = shown.oldest <= shown.newest;
+  const [oldest, newest] = agree
+    ? [shown.oldest, shown.newest]
+    : [OLDEST_MODELLED, NEWEST_MODELLED];
+  const minor = asked ? clamp(asked.minor, oldest, newest) : newest;
+  // the signs that bound the range say it; where they disagree, all of them
+  const bounding = shown.signs.filter(
+    (s) => !agree || CHANGES[s.change] - (s.since ? 0 : 1) === (s.since ? oldest : newest),
+  );
+  const signs = bounding
+    .map(
+      (s) =>
+        `${s.what}: ${s.since ? `1.${CHANGES[s.change]} or later` : `1.${CHANGES[s.change] - 1} or earlier`}`,
+    )
+    .join('; ');
+  const span = oldest === newest ? `v1.${oldest}` : `1.${oldest}-1.${newest}`;
+  // "kube-proxy 1.34-1.35 (a mark-for-masquerade chain: 1.35 or earlier; ...)"
+  const by =
+    shown.signs.length === 0
+      ? 'any modelled kube-proxy (it holds nothing that only some of them write)'
+      : `${agree ? `kube-proxy ${span}` : 'no one modelled release'} (${signs})`;
+  const why = unmodelled ?? "kube-proxy's version was not read";
   return {
     release: { minor },
-    note: `kube-proxy v1.${asked.minor} is not a modelled release (kdebug models ${releaseRange()}): written as v1.${minor} writes it`,
+    note: `${why}; its table reads as written by ${by}: written as v1.${minor} writes it`,
+    writtenBy: `${by}, by its table; ${why}: compared as v1.${minor}`,
   };
 }
 

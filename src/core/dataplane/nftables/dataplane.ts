@@ -17,6 +17,7 @@ import type { ServiceTree, ServiceTrees } from '../trees.js';
 export { NftParseError } from './read/listing.js';
 export { parseNftAny } from './read/read-text.js';
 export { ruleText } from './render.js';
+export { nftShown } from './drift/written-by.js';
 
 export function nftablesDataplane(
   table: NftTable,

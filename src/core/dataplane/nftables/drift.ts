@@ -110,6 +110,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     mode: 'nftables',
     tables: [`${table.family} ${table.name}`],
     servicePorts: exp.servicePorts.length,
+    ...(exp.writtenBy ? { writtenBy: exp.writtenBy } : {}),
     findings,
     ...(unread.length > 0 ? { notRead: [unreadNote(node, source, unread)] } : {}),
     drifted: findings.some(isDrift),
