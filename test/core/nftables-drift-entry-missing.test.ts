@@ -44,6 +44,7 @@ describe('nftables drift: a Service port without its map element', () => {
     assert.deepEqual(f!.drift.expected, [element]);
     assert.deepEqual(f!.drift.actual, [
       `${SOURCE}: set cluster-ips holds 172.30.0.41`,
+      `${SOURCE}: chain filter-forward: ct state new jump cluster-ips-check`,
       `${SOURCE}: chain cluster-ips-check: ip daddr @cluster-ips reject`,
       held,
     ]);

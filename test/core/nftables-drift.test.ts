@@ -233,6 +233,7 @@ describe('nftables drift', () => {
     assert.deepEqual(f!.drift.actual, [
       'nodes/test-node/nft-ip-kube-proxy.txt: service-ips 172.30.0.41 . tcp . 8080 : goto service-ULMVA6XW-ns1/svc1/tcp/p80',
       'nodes/test-node/nft-ip-kube-proxy.txt: set cluster-ips holds 172.30.0.41',
+      'nodes/test-node/nft-ip-kube-proxy.txt: chain filter-forward: ct state new jump cluster-ips-check',
       'nodes/test-node/nft-ip-kube-proxy.txt: chain cluster-ips-check: ip daddr @cluster-ips reject',
     ]);
     assert.match(

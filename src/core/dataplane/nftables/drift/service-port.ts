@@ -13,6 +13,7 @@ import { firewallSources } from '../expected/port-script.js';
 import { intervalSources, type NftPortPlan } from '../expected/expected-ports.js';
 import type { NftRule, NftTable } from '../read/listing.js';
 import { ruleText } from '../render.js';
+import { goesTo } from '../trees/expr.js';
 import { keyText, type PortCheck } from './context.js';
 import { isAddress, signature } from './rule-signature.js';
 import { absentFrom } from './absent.js';
@@ -96,13 +97,17 @@ export function servicePort(
       (x) => x.chain === v.chain && x.address === v.address && x.port === v.port,
     );
     if (found?.kind === v.kind) continue;
+    // a cluster IP the table still rejects after DNAT: what the walk of the table does with it
+    const refused = found ? undefined : clusterIpRefused(c, v.address);
     (found ? add : missing)('no-endpoints-reject-missing', {
       title: `no ${v.kind} for ${sp.name} at ${where}`,
       message:
         v.kind === 'reject'
-          ? `${sp.name} has no endpoints, but kube-proxy's table on ${node} has no ${v.chain} element rejecting ${where}: connections to it hang until they time out instead of being refused.`
+          ? `${sp.name} has no endpoints, but kube-proxy's table on ${node} has no ${v.chain} element rejecting ${where}: ${refused ? `connections to it are still refused, by cluster-ips-check (${v.address} is in cluster-ips, and no service-ips element translates it), but the table is not what kube-proxy writes` : `connections to it pass the table untranslated instead of being refused`}.`
           : `${sp.name} has no endpoint on ${node} for this traffic (a Local traffic policy), but kube-proxy's table there has no ${v.chain} element dropping ${where}${found ? ` (it ${found.kind}s it)` : ''}.`,
-      actual: found ? [`${source}: ${v.chain} ${where} : ${found.kind}`] : [],
+      // only what the table lacks is expected; what it still holds of the port is evidence
+      expected: expected((cs) => absentFrom(table, cs)),
+      actual: found ? [`${source}: ${v.chain} ${where} : ${found.kind}`] : (refused ?? []),
     });
   }
   // an entry sent into a chain although kube-proxy would drop or reject it there
@@ -158,6 +163,7 @@ export function servicePort(
     if (held.has(ep.address)) continue;
     held.add(ep.address); // one finding per element
     missing('masquerade-missing', {
+      expected: expected((cs) => absentFrom(table, cs)),
       title: `${ep.address} not in hairpin-connections`,
       message: `${ep.address} is a local endpoint of ${sp.name}, but kube-proxy's table on ${node} has no hairpin-connections element for it: a Pod reaching itself through the Service gets replies from its own address and drops them.`,
     });
@@ -176,19 +182,33 @@ function remaining(
   const chain = moved ? undefined : c.table.chain(e.chain);
   const n = chain?.rules.length ?? 0;
   const held = chain ? [`${c.source}: chain ${e.chain} (${n} rule${n === 1 ? '' : 's'})`] : [];
-  const inSet =
-    e.kind === 'cluster-ip' &&
-    c.table.set('cluster-ips')?.elements.some((x) => x.key[0] === e.address);
-  const reject = inSet ? clusterIpsReject(c.table) : undefined;
-  if (!reject) return { fate: 'are not translated', lines: held };
+  const refused = e.kind === 'cluster-ip' ? clusterIpRefused(c, e.address) : undefined;
+  if (!refused) return { fate: 'are not translated', lines: held };
   return {
     fate: `are rejected: ${e.address} is still in cluster-ips, and cluster-ips-check refuses a new connection to a cluster IP that no service-ips element translated`,
-    lines: [
-      `${c.source}: set cluster-ips holds ${e.address}`,
-      `${c.source}: chain cluster-ips-check: ${ruleText(reject)}`,
-      ...held,
-    ],
+    lines: [...refused, ...held],
   };
+}
+
+/** The lines by which the table rejects a new connection to `address` that no service-ips
+ * element translated: cluster-ips holds it and cluster-ips-check rejects those (it runs after
+ * DNAT); undefined where it does not. */
+function clusterIpRefused(c: PortCheck, address: string | undefined): string[] | undefined {
+  if (!address || !c.table.set('cluster-ips')?.elements.some((x) => x.key[0] === address))
+    return undefined;
+  const reject = clusterIpsReject(c.table);
+  // a base chain leads there (filter-forward, filter-output or filter-output-post-dnat)
+  const hook = c.table.chains
+    .filter((x) => x.hook)
+    .flatMap((x) => x.rules.map((r) => ({ chain: x.name, r })))
+    .find(({ r }) => goesTo(r) === 'cluster-ips-check');
+  return reject && hook
+    ? [
+        `${c.source}: set cluster-ips holds ${address}`,
+        `${c.source}: chain ${hook.chain}: ${ruleText(hook.r)}`,
+        `${c.source}: chain cluster-ips-check: ${ruleText(reject)}`,
+      ]
+    : undefined;
 }
 
 /** cluster-ips-check's `ip daddr @cluster-ips reject`, in whatever form the table was read. */
