@@ -14,6 +14,7 @@ import { intervalSources, type NftPortPlan } from '../expected/expected-ports.js
 import type { NftRule, NftTable } from '../read/listing.js';
 import { ruleText } from '../render.js';
 import { goesTo } from '../trees/expr.js';
+import { portChain } from '../trees/port-chain.js';
 import { keyText, type PortCheck } from './context.js';
 import { isAddress, signature } from './rule-signature.js';
 import { absentFrom } from './absent.js';
@@ -49,6 +50,7 @@ export function servicePort(
     next: kubeProxyPodOn(node),
   });
   let entryWrong = false;
+  const lacking = () => expected((cs) => absentFrom(table, cs));
 
   for (const e of w.entries) {
     const where = e.address
@@ -106,7 +108,7 @@ export function servicePort(
           ? `${sp.name} has no endpoints, but kube-proxy's table on ${node} has no ${v.chain} element rejecting ${where}: ${refused ? `connections to it are still refused, by cluster-ips-check (${v.address} is in cluster-ips, and no service-ips element translates it), but the table is not what kube-proxy writes` : `connections to it pass the table untranslated instead of being refused`}.`
           : `${sp.name} has no endpoint on ${node} for this traffic (a Local traffic policy), but kube-proxy's table there has no ${v.chain} element dropping ${where}${found ? ` (it ${found.kind}s it)` : ''}.`,
       // only what the table lacks is expected; what it still holds of the port is evidence
-      expected: expected((cs) => absentFrom(table, cs)),
+      expected: lacking(),
       actual: found ? [`${source}: ${v.chain} ${where} : ${found.kind}`] : (refused ?? []),
     });
   }
@@ -129,7 +131,7 @@ export function servicePort(
         w.endpoints,
         a.chains.svc ? a.endpoints : undefined,
         w.chains.svc,
-        { add, missing },
+        { add, missing, lacking },
         c,
       );
     if (w.chains.svl)
@@ -138,7 +140,7 @@ export function servicePort(
         w.localEndpoints,
         a.chains.svl ? (a.localEndpoints ?? []) : undefined,
         w.chains.svl,
-        { add, missing },
+        { add, missing, lacking },
         c,
       );
     if (w.affinitySeconds !== a.affinitySeconds)
@@ -163,7 +165,7 @@ export function servicePort(
     if (held.has(ep.address)) continue;
     held.add(ep.address); // one finding per element
     missing('masquerade-missing', {
-      expected: expected((cs) => absentFrom(table, cs)),
+      expected: lacking(),
       title: `${ep.address} not in hairpin-connections`,
       message: `${ep.address} is a local endpoint of ${sp.name}, but kube-proxy's table on ${node} has no hairpin-connections element for it: a Pod reaching itself through the Service gets replies from its own address and drops them.`,
     });
@@ -225,8 +227,9 @@ function endpoints(
   want: string[],
   got: ServiceTree['endpoints'] | undefined,
   chain: string,
-  /** `missing` adds what says a thing is not there: none where a line not read may hold it. */
-  { add, missing }: { add: Add; missing: Add },
+  /** `missing` adds what says a thing is not there: none where a line not read may hold it;
+   * `lacking`: the port's script lines the table lacks. */
+  { add, missing, lacking }: { add: Add; missing: Add; lacking: () => string[] },
   c: PortCheck,
 ): void {
   if (!got) {
@@ -239,7 +242,9 @@ function endpoints(
   // the common case, the same endpoints in the same order: none missing nor stale, no sets made
   const same = got.length === want.length && got.every((e, i) => e.address === want[i]);
   const addresses = same ? undefined : new Set(want);
-  const have = same ? undefined : new Set(got.map((y) => y.address));
+  // an endpoint chain the table lacks is element-chain-missing's, the one root: its name says
+  // whose it is, so that endpoint is not said missing as well
+  const have = same ? undefined : new Set(got.map((y) => y.address ?? namedEndpoint(y)));
   for (const address of same ? [] : want.filter((x) => !have!.has(x)))
     missing('endpoint-missing', {
       title: `endpoint ${address} missing`,
@@ -254,6 +259,12 @@ function endpoints(
     });
   for (const e of got.filter((x) => x.chainMissing))
     add('element-chain-missing', {
+      expected: lacking(),
+      // the rules that send there, as the node holds them
+      actual: (c.table.chain(chain)?.rules ?? [])
+        .map((r) => ruleText(r))
+        .filter((t) => t.includes(e.chain))
+        .map((t) => `${c.source}: ${chain}: ${t}`),
       title: `${e.chain} missing`,
       message: `${chain} on ${c.node} sends ${sp.name}'s connections to ${e.chain}, which is not in the table: nft refuses such a table, so the paste or listing lacks it, or it was deleted by hand.`,
     });
@@ -276,6 +287,14 @@ function endpoints(
       message: `kube-proxy's table on ${c.node} does not split ${sp.name} evenly over its ${want.length} endpoints (numgen random mod ${want.length} gives each ${percent(share)}).`,
       actual: got.map((e) => `${c.source}: ${percent(e.probability)} -> ${e.address} (${e.chain})`),
     });
+}
+
+/** The endpoint an endpoint chain is named for ("endpoint-HASH-ns/svc/tcp/http__10.0.0.1/80":
+ * 10.0.0.1:80), as kube-proxy names it. */
+function namedEndpoint(e: ServiceTree['endpoints'][number]): string | undefined {
+  const named = portChain(e.chain)?.endpoint;
+  const slash = named?.lastIndexOf('/') ?? -1;
+  return slash > 0 ? hostPort(named!.slice(0, slash), named!.slice(slash + 1)) : undefined;
 }
 
 /** loadBalancerSourceRanges: the firewall-ips elements and the firewall chain's sources. */
