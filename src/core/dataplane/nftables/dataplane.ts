@@ -4,7 +4,7 @@ import { nftablesLocalDrops } from './local-policy.js';
 import { NFTABLES_HAIRPIN, nftablesHairpin } from './hairpin.js';
 import { nftablesClusterIpLines } from './ping.js';
 import { watchedServiceCIDRs } from '../kube-proxy/releases.js';
-import { serviceCIDRs, type ClusterView } from '../../kube/objects.js';
+import { isKubeProxyPod, serviceCIDRs, type ClusterView } from '../../kube/objects.js';
 import type { ServiceListScope } from '../../facts/service-list-scope.js';
 import { nftablesDrift, unreadFor } from './drift.js';
 import { unreadAt, type NftTable } from './read/listing.js';
@@ -45,6 +45,7 @@ export function nftablesDataplane(
         trees: own,
         scoped: scope !== undefined,
         servicesRead: { scope: listed, services: view.services },
+        kubeProxyPod: view.pods.find((p) => p.nodeName === node && isKubeProxyPod(p))?.name,
       }),
     trace: (packet, net) => traceNftPacket(table, net, packet),
     readStop: (walked, file) => nftReadStop(table, file, walked),

@@ -43,6 +43,8 @@ export interface NftDriftInput {
   scoped: boolean;
   /** The Services read and the lists read whole; absent: no elements are said a removed Service's. */
   servicesRead?: ServicesRead;
+  /** The node's kube-proxy Pod, whose log says why a sync failed (undefined: none in the API). */
+  kubeProxyPod?: string | undefined;
 }
 
 export function nftablesDrift(input: NftDriftInput): NodeDrift {
@@ -71,6 +73,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     release: exp.release,
     unread,
     bearing: unreadBearing(unread),
+    kubeProxyPod: input.kubeProxyPod,
   };
   for (const [sp, plan] of nftPortPlans(exp.servicePorts, lbIPs))
     servicePort(

@@ -21,6 +21,8 @@ export interface PortCheck {
   unread: NftUnread[];
   /** The first of them a Service port's comparison may rest on. */
   bearing: (service: string) => NftUnread | undefined;
+  /** The node's kube-proxy Pod (undefined: none in the API). */
+  kubeProxyPod: string | undefined;
 }
 
 export const keyText = (e: { key: (string | number)[] }) => e.key.join(' . ');

@@ -2,6 +2,7 @@
 // shares, affinity, external-chain masquerade, firewall and hairpin, the node's against the plan
 // kube-proxy writes it from (expected/expected-ports.ts).
 import { kubeProxyPodOn } from '../../iptables/drift/context.js';
+import { kubectl, valid } from '../../../findings/next-command.js';
 import { hostPort } from '../../../ipv6.js';
 import type { AddFinding as Add } from '../../drift.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
@@ -47,7 +48,10 @@ export function servicePort(
   const sync = () => ({
     notSynced: true as const,
     advice: `kube-proxy on ${node} has not written the current state: its log says why.`,
-    next: kubeProxyPodOn(node),
+    // its Pod's log, as the advice says; where the API holds none, the command that finds it
+    next: c.kubeProxyPod
+      ? kubectl('kube-system', 'logs', valid.name(c.kubeProxyPod))
+      : kubeProxyPodOn(node),
   });
   let entryWrong = false;
   const lacking = () => expected((cs) => absentFrom(table, cs));
