@@ -31,6 +31,8 @@ export class NftTracer {
   private readonly notes: string[] = [];
   private steps = 0;
   private readonly text = new Map<NftRule, string[]>();
+  /** The chains a jump or goto of this run's walks entered. */
+  private readonly entered = new Set<string>();
   /** What the listing's cut left unread; undefined for a whole listing. */
   readonly cut: NftCut | undefined;
 
@@ -46,6 +48,7 @@ export class NftTracer {
   }
 
   run(packet: TracePacket): TraceResult {
+    this.entered.clear();
     const start = startWalk(packet, this.routes);
     const outcomes: TraceOutcome[] = [];
     for (const w of this.hook(packet.fromHost ? 'output' : 'prerouting', [start])) {
@@ -74,7 +77,50 @@ export class NftTracer {
       for (const x of walks) outcomes.push(outcomeOf(x, toNode ? 'local' : 'forward'));
     }
     const enters = `the ${packet.fromHost ? 'output' : 'prerouting'} hook`;
-    return { packet, enters, outcomes, notes: this.notes };
+    const reached = this.entered.has('services');
+    const skipped = reached ? undefined : this.servicesSkipped(packet, outcomes);
+    const missing = reached ? this.entryMissing(packet, outcomes) : undefined;
+    return {
+      packet,
+      enters,
+      outcomes,
+      notes: this.notes,
+      ...(skipped ? { servicesSkipped: skipped } : {}),
+      ...(missing ? { entryMissing: missing } : {}),
+    };
+  }
+
+  /** No walk went into chain services, where one started would have been DNATed: the hook's nat
+   * chain lacks its jump to the Service rules, which are there. */
+  private servicesSkipped(
+    packet: TracePacket,
+    outcomes: TraceOutcome[],
+  ): TraceResult['servicesSkipped'] {
+    const services = this.t.chain('services');
+    if (!services || !untranslated(outcomes)) return undefined;
+    const hook = packet.fromHost ? 'output' : 'prerouting';
+    const entry = this.t.chains.find((c) => c.hook === hook && c.type === 'nat');
+    if (!entry) return undefined;
+    const out: Walk[] = [];
+    this.walk(startWalk(packet, this.routes), [{ chain: services, index: 0 }], out);
+    return out.some((w) => w.pkt.dnat)
+      ? { from: `chain ${entry.name}`, to: 'chain services' }
+      : undefined;
+  }
+
+  /** The walks went into chain services and map service-ips holds no element for the packet's
+   * address, protocol and port: the entry kube-proxy adds for each Service port is not there. */
+  private entryMissing(packet: TracePacket, outcomes: TraceOutcome[]): TraceResult['entryMissing'] {
+    const map = this.t.set('service-ips');
+    if (!map || map.elided || !untranslated(outcomes)) return undefined;
+    if (packet.protocol === 'icmp' || packet.dport === undefined) return undefined;
+    const key = [packet.dst, packet.protocol, String(packet.dport)];
+    if (map.elements.some((e) => e.key.map(String).join(' . ') === key.join(' . ')))
+      return undefined;
+    return {
+      map: `map ${map.name} of table ${this.t.family} ${this.t.name}`,
+      key: key.join(' . '),
+    };
   }
 
   /** The walks through every base chain of one hook, lowest priority first; in a listing cut
@@ -185,6 +231,7 @@ export class NftTracer {
       } else if (!to) effects.push(`${v.kind} to ${v.target}, which is not in the table: skipped`);
       else {
         effects.push(`${v.kind} ${v.target}`);
+        this.entered.add(to.name);
         if (v.kind === 'goto') stack.pop();
         stack.push({ chain: to, index: 0 });
       }
@@ -221,3 +268,7 @@ export class NftTracer {
   isLocal = (a: Address) => this.routes.isLocal(a);
   set = (name: string) => this.t.set(name);
 }
+
+/** No outcome was DNATed, and none stopped at what a listing cut short hid. */
+const untranslated = (outcomes: TraceOutcome[]) =>
+  outcomes.length > 0 && outcomes.every((o) => !o.dnat && !o.cut);

@@ -2,13 +2,7 @@
 // outcome refuses or drops the packet (exit 1), which DNATs reach no captured Pod (stale rules),
 // and why a packet no Service rule matched gets no answer (the ping-to-a-ClusterIP question).
 import type { ClusterView } from '../../kube/objects.js';
-import {
-  shareText,
-  type MatchedRule,
-  type TracePacket,
-  type TraceOutcome,
-  type TraceResult,
-} from './trace.js';
+import { shareText, type MatchedRule, type TraceOutcome, type TraceResult } from './trace.js';
 import { percent } from '../../model.js';
 import { kdebug, valid, type NextCommand } from '../../findings/next-command.js';
 
@@ -108,6 +102,7 @@ export function traceAnswer(
       (p) => p.protocol.toLowerCase() === protocol && p.port === dport,
     );
     const unchanged = result.outcomes.find((o) => o.destination === null);
+    const translated = result.outcomes.some((o) => o.dnat);
     // a packet no rule read took may be taken past the cut: where the read stopped, no verdict
     if (stop && unchanged) {
       answer.unmatched = cutAnswer(
@@ -135,13 +130,16 @@ export function traceAnswer(
         : `${dst} is an address of node ${node} (IPVS mode binds it to kube-ipvs0), and its virtual servers take only ${ports.join(', ')}: the node itself gets the packet${protocol === 'icmp' ? ' and answers the ping. This is why ping to a ClusterIP answers in IPVS mode: the answer comes from the node, not from a Pod.' : ', where nothing of the Service listens.'}`;
     else if (ports.length > 0 && unchanged && servicePort && fellThrough(unchanged))
       answer.unmatched = fallThroughText(result, fellThrough(unchanged)!, dst, node);
-    else if (ports.length > 0 && unchanged && servicePort && result.servicesSkipped)
-      answer.unmatched = skippedText(result.servicesSkipped, result.packet, dst, node);
+    else if (servicePort && result.servicesSkipped && !translated)
+      answer.unmatched = skippedText(result.servicesSkipped, result, dst, node);
+    else if (servicePort && result.entryMissing && !translated)
+      answer.unmatched = entryMissingText(result.entryMissing, result, dst, node);
     else if (ports.length > 0 && unchanged)
       answer.unmatched = servicePort
         ? `No rule matched ${protocol} port ${dport} of ${dst}, a port of the Service: kube-proxy has not written this Service on node ${node} (drift shows what it lacks). The packet goes on to ${dst} unchanged, and nothing answers it.`
         : `No Service rule matched: the rules for ${dst} only match ${ports.join(', ')}. The packet goes on to ${dst} unchanged; a ClusterIP is bound to no interface, so nothing answers it (this is why ping to a ClusterIP fails while curl to its port works).`;
-    if (servicePort && unchanged) answer.next = kdebug(['drift', '--node', valid.name(node)]);
+    if (servicePort && (unchanged || (!translated && answer.unmatched)))
+      answer.next = kdebug(['drift', '--node', valid.name(node)]);
     return answer;
   }
   const owner = view.nodes.find((n) => n.ips.includes(dst));
@@ -171,12 +169,30 @@ function cutAnswer(result: TraceResult, what: string, node: string, stop: ReadSt
 /** The Service's rules are there, but the entry chain never leads to them. */
 function skippedText(
   skipped: { from: string; to: string },
-  packet: TracePacket,
+  result: TraceResult,
   dst: string,
   node: string,
 ): string {
-  const who = packet.fromHost ? "the node's own processes" : 'Pods and the network';
-  return `On node ${node}, ${skipped.from} does not jump to ${skipped.to}: packets from ${who} never reach the Service's rules, which are there (a packet entering ${skipped.to} is DNATed). The packet goes on to ${dst} unchanged, and nothing answers it.`;
+  const who = result.packet.fromHost ? "the node's own processes" : 'Pods and the network';
+  return `On node ${node}, ${skipped.from} does not jump to ${skipped.to}: packets from ${who} never reach the Service's rules, which are there (a packet entering ${skipped.to} is DNATed). ${fateText(result, dst)}`;
+}
+
+/** nftables: the Service rules were entered, but the map leading to the port's chain lacks it. */
+function entryMissingText(
+  missing: { map: string; key: string },
+  result: TraceResult,
+  dst: string,
+  node: string,
+): string {
+  return `On node ${node}, ${missing.map} holds no element for ${missing.key}: this Service port's entry, which kube-proxy adds to send its packets to the port's chain, is missing, so they never reach the Service's rules (drift shows what else the node lacks). ${fateText(result, dst)}`;
+}
+
+/** What becomes of a packet no rule translated: the rule that refused it, or nothing answers. */
+function fateText(result: TraceResult, dst: string): string {
+  const refused = result.outcomes.find((o) => o.verdict === 'REJECT' || o.verdict === 'DROP');
+  const by = refused?.rules.at(-1);
+  if (!refused || !by) return `The packet goes on to ${dst} unchanged, and nothing answers it.`;
+  return `Then ${by.table} ${by.chain} line ${by.line} ${refused.verdict === 'REJECT' ? 'rejects' : 'drops'} it: ${by.rule}.`;
 }
 
 /** The last Service chain a packet left unchanged entered (KUBE-SVC, -SVL, -XLB, -EXT, -FW), with

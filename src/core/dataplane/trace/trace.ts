@@ -90,8 +90,12 @@ export interface TraceResult {
    * before them): what their chains do to the packet was not read. */
   tablesNotRead?: string[];
   /** The entry chain does not lead to the Service chains, whose rules would translate the
-   * packet (iptables: nat PREROUTING without its jump to KUBE-SERVICES). */
+   * packet (iptables: nat PREROUTING without its jump to KUBE-SERVICES; nftables: chain
+   * nat-prerouting without its jump to services). */
   servicesSkipped?: { from: string; to: string };
+  /** nftables: the Service rules were entered, but the map that leads each Service port to its
+   * chain holds no element for the packet's key ("10.96.0.10 . tcp . 53"). */
+  entryMissing?: { map: string; key: string };
 }
 
 /**
