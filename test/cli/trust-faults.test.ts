@@ -266,4 +266,53 @@ describe('r145 faults', () => {
         assert.match(r.stdout, /^Next: kubectl -n kube-system get configmap coredns -o yaml$/m);
       },
     ));
+
+  /** A probe from `node` to `target` (an nginx-svc probe file's name part) that timed out. */
+  const timedOut = (dir: string, node: string, target: string) => {
+    const [ip, port] = target.split('_');
+    writeFileSync(
+      join(dir, 'nodes', node, `tcp-connect_${target}.txt`),
+      `nc: connect to ${ip} port ${port} (tcp) timed out: Operation now in progress\nkdebug-probe tcp-connect tool=nc exit=1\n`,
+    );
+  };
+
+  // before: "or the Pod is hung", Next: kubectl debug … the Pod … netstat -tln
+  it('a Pod that answers from its own node and times out from another: the path between them', () =>
+    withFault(
+      'nginx-svc',
+      (dir) => {
+        timedOut(dir, 'vm-12-7-centos', '10.244.1.7_80');
+        timedOut(dir, 'vm-12-7-centos', '10.1.190.219_8080');
+      },
+      (dir) => {
+        const r = svc(dir, '--verbose');
+        assert.equal(r.code, 1, r.stderr);
+        const flat = r.stdout.replace(/\s+/g, ' ');
+        assert.match(
+          flat,
+          /connects from vm-12-11-centos, its own node, and got no answer from vm-12-7-centos: the Pod is up and listens on port 80, so the packets are lost between vm-12-7-centos and vm-12-11-centos, on the Pod network's path between the nodes/,
+        );
+        assert.doesNotMatch(flat, /the Pod is hung|netstat/);
+        assert.match(
+          r.stdout,
+          /^Next: kubectl debug node\/vm-12-7-centos -it --image=\S+ --profile=sysadmin -- ip route get 10\.244\.1\.7$/m,
+        );
+      },
+    ));
+
+  it('a Pod that times out from its own node too: not said to be the path between nodes', () =>
+    withFault(
+      'nginx-svc',
+      (dir) => {
+        for (const node of ['vm-12-7-centos', 'vm-12-11-centos'])
+          timedOut(dir, node, '10.244.1.7_80');
+      },
+      (dir) => {
+        const r = svc(dir, '--verbose');
+        assert.equal(r.code, 1, r.stderr);
+        const flat = r.stdout.replace(/\s+/g, ' ');
+        assert.match(flat, /or the Pod is hung/);
+        assert.doesNotMatch(flat, /path between the nodes|ip route get/);
+      },
+    ));
 });
