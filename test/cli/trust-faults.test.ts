@@ -315,4 +315,59 @@ describe('r145 faults', () => {
         assert.doesNotMatch(flat, /path between the nodes|ip route get/);
       },
     ));
+
+  /** nginx-svc made selector-less, its endpoints one address no Pod has (a hand-made slice). */
+  const handMade = (dir: string, objects: KubeObject[], everyPodRead: boolean) => {
+    for (const o of objects) {
+      const any = o as KubeObject & Record<string, unknown>;
+      if (o.kind === 'Service' && o.metadata?.name === 'nginx-svc')
+        delete (any['spec'] as { selector?: unknown }).selector;
+      if (o.kind === 'EndpointSlice' && o.metadata?.name === 'nginx-svc-7c6vz')
+        any['endpoints'] = [{ addresses: ['10.244.1.99'], conditions: { ready: true } }];
+      if (o.kind === 'Endpoints' && o.metadata?.name === 'nginx-svc') {
+        const [subset] = any['subsets'] as { ports: unknown }[];
+        any['subsets'] = [{ addresses: [{ ip: '10.244.1.99' }], ports: subset!.ports }];
+      }
+    }
+    const meta = join(dir, 'meta.json');
+    writeFileSync(
+      meta,
+      JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), everyPodRead }),
+    );
+  };
+
+  // before: "- 10 Hairpin  no ready endpoints" beside "4 Endpoints  1 of 1 endpoint ready"
+  it('hairpin speaks of an endpoint no Pod is known to have as the Endpoints step does', () =>
+    withFault(
+      'nginx-svc',
+      (dir, objects) => handMade(dir, objects, false),
+      (dir) => {
+        const r = svc(dir, '--verbose');
+        assert.match(
+          step(r, 'Endpoints'),
+          /1 of 1 endpoint ready; 10\.244\.1\.99: no Pod named, and whether one holds it is not known$/,
+        );
+        assert.match(step(r, 'Hairpin'), /^\? hairpin of 10\.244\.1\.99:80 not checked$/);
+        assert.match(
+          r.stdout,
+          /not observed: 10\.244\.1\.99:80: no Pod named, and whether one holds it is not known \(.*\), so neither is its node/,
+        );
+        assert.doesNotMatch(r.stdout, /no ready endpoints/);
+      },
+    ));
+
+  it('hairpin of an endpoint no Pod or node has, every Pod listed: none to check, said so', () =>
+    withFault(
+      'nginx-svc',
+      (dir, objects) => handMade(dir, objects, true),
+      (dir) => {
+        const r = svc(dir);
+        assert.match(step(r, 'Endpoints'), /^✓ 8080\/TCP: 1 of 1 endpoint ready$/);
+        assert.match(r.stdout, /10\.244\.1\.99 is no Pod's address/);
+        assert.match(
+          step(r, 'Hairpin'),
+          /^- its endpoint is not a Pod \(no Pod or node has it\): no Pod can be sent to itself$/,
+        );
+      },
+    ));
 });

@@ -4,8 +4,17 @@
 import { read, stateSeen, unseen } from '../findings/evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../findings/next-command.js';
-import { type Check, consequence, count, findingOf, list, pending } from './check.js';
-import type { CheckContext } from './context.js';
+import {
+  addressHolder,
+  noPodHas,
+  type Check,
+  consequence,
+  count,
+  findingOf,
+  list,
+  pending,
+} from './check.js';
+import type { CheckContext, PortEndpoint } from './context.js';
 import type { ServicePort } from '../kube/objects.js';
 import { endpointsOf } from '../dataplane/kube-proxy/endpoint-source.js';
 import { podOf, type ProxyEndpoint } from '../dataplane/kube-proxy/endpoints.js';
@@ -24,7 +33,7 @@ interface Looked {
   present: Evidence[];
   checked: number;
   /** `family`: where the endpoints are of both families, which one's endpoint it is. */
-  unchecked: { who: string; node: string; why: string; family?: string }[];
+  unchecked: { who: string; node?: string; why: string; family?: string }[];
 }
 
 const looked = (): Looked => ({ present: [], checked: 0, unchecked: [] });
@@ -55,7 +64,10 @@ function hairpinPresent(how: string, l: Looked): Finding[] {
           explanation:
             "kdebug checks each ready endpoint's hairpin masquerade on the endpoint's own node; for these it could not, for the reason beside each, so nothing is said about them.",
           evidence: l.unchecked.map((u) =>
-            unseen(`${u.who}${u.family ? ` (${u.family})` : ''} on ${u.node}: ${u.why}`, u.node),
+            unseen(
+              `${u.who}${u.family ? ` (${u.family})` : ''}${u.node ? ` on ${u.node}` : ''}: ${u.why}`,
+              u.node,
+            ),
           ),
         },
       ),
@@ -93,6 +105,24 @@ function readyEndpoints(ctx: CheckContext, port: ServicePort): ProxyEndpoint[] {
     .sort((a, b) => (`${a.ip}:${a.port}` < `${b.ip}:${b.port}` ? -1 : 1));
 }
 
+/** The port's ready endpoints that no object places on a node (a hand-made slice without
+ * nodeName): which node's rules hold their hairpin is not known. */
+function unplaced(ctx: CheckContext, port: ServicePort): PortEndpoint[] {
+  const placed = new Set(readyEndpoints(ctx, port).map((e) => canonicalAddress(e.ip)));
+  return ctx
+    .endpoints(port)
+    .filter((e) => e.ready && !e.nodeName && !placed.has(canonicalAddress(e.ip)));
+}
+
+/** Why an endpoint no object places on a node is not checked, in the Endpoints step's words. */
+function unplacedWhy(ctx: CheckContext, e: PortEndpoint): string {
+  const holder = e.podName ? 'held' : addressHolder(ctx, e.ip);
+  if (holder === 'none') return 'no Pod or node has this address';
+  if (holder === 'held')
+    return 'no object places it on a node, so whose rules to read is not known';
+  return `no Pod named, and whether one holds it is not known (${holder.unknown}), so neither is its node`;
+}
+
 /** Each ready endpoint on its own node, as that node's dataplane answers its hairpin. */
 function check(ctx: CheckContext): Finding[] {
   const svc = ctx.service!;
@@ -105,6 +135,8 @@ function check(ctx: CheckContext): Finding[] {
       .size > 1;
   for (const port of svc.ports) {
     const spn = ctx.servicePortName(port);
+    for (const e of unplaced(ctx, port))
+      l.unchecked.push({ who: hostPort(canonicalAddress(e.ip), e.port), why: unplacedWhy(ctx, e) });
     for (const e of readyEndpoints(ctx, port)) {
       const node = e.nodeName!;
       const family = familyOf(e.ip) ?? 'IPv4';
@@ -200,20 +232,21 @@ function readyNotPods(ctx: CheckContext): Finding | undefined {
     ctx.view.nodes.find((n) => n.ips.some((x) => canonicalAddress(x) === canonicalAddress(ip)));
   const apiServer = svc.namespace === 'default' && svc.name === 'kubernetes';
   const onNodes = ready.every((e) => nodeOf(e.ip));
-  // an address no Pod is seen to have, outside the nodes: the other reasons below say it
-  if (!apiServer && !onNodes) return undefined;
+  // no Pod or node has them (the Endpoints step says so); where that is not known, check says why
+  const nobody = ready.every((e) => noPodHas(ctx, e.ip));
+  if (!apiServer && !onNodes && !nobody) return undefined;
+  const one = addresses.length === 1;
   const what = apiServer
     ? "the API server's host address"
     : onNodes
       ? "a node's own address (host network)"
-      : 'no Pod';
-  const one = addresses.length === 1;
+      : `no Pod or node has ${one ? 'it' : 'them'}`;
   return finding(
     'hairpin-not-checked',
     'skip',
     `${one ? 'its endpoint is' : 'its endpoints are'} not ${one ? 'a Pod' : 'Pods'} (${what}): no Pod can be sent to itself`,
     {
-      explanation: `${list(addresses)} ${one ? 'is' : 'are'} ${apiServer ? "the API server's host address, which the API server itself writes into default/kubernetes' endpoints" : onNodes ? "a node's own address" : 'named by no Pod'}: hairpin traffic needs an endpoint that is also the client Pod, so there is nothing to check.`,
+      explanation: `${list(addresses)} ${one ? 'is' : 'are'} ${apiServer ? "the API server's host address, which the API server itself writes into default/kubernetes' endpoints" : onNodes ? "a node's own address" : 'held by no Pod and no node'}: hairpin traffic needs an endpoint that is also the client Pod, so there is nothing to check.`,
       evidence: ready.map((e) =>
         read(
           `EndpointSlice ${e.slice}: ${hostPort(e.ip, e.port)} ready${nodeOf(e.ip) ? ` (Node ${nodeOf(e.ip)!.name}'s address)` : ''}, no Pod named`,
@@ -253,7 +286,8 @@ export const hairpinCheck: Check<'hairpin'> = {
     const found = check(ctx);
     const notPods = readyNotPods(ctx);
     if (notPods) return [notPods];
-    if (!ctx.service!.ports.some((p) => readyEndpoints(ctx, p).length > 0))
+    const ports = ctx.service!.ports;
+    if (!ports.some((p) => readyEndpoints(ctx, p).length > 0 || unplaced(ctx, p).length > 0))
       return [
         finding('hairpin-not-checked', 'skip', 'no ready endpoints: no Pod can be sent to itself', {
           explanation: 'Hairpin traffic needs an endpoint that is also the client.',
