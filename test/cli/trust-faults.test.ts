@@ -370,4 +370,31 @@ describe('r145 faults', () => {
         );
       },
     ));
+
+  // before: "✓ 8 Reachability  ClusterIP … answers from vm-12-11-centos and vm-12-7-centos", no word
+  // that the probe from the node enters through nat OUTPUT
+  it('a probe from a node whose nat PREROUTING skips the Service rules speaks for the node only', () =>
+    withoutRule(/^-A PREROUTING .*-j KUBE-SERVICES/, (dir) => {
+      const r = svc(dir, '--verbose');
+      assert.match(
+        step(r, 'Reachability'),
+        /answers from vm-12-11-centos and vm-12-7-centos \(on vm-12-11-centos for the node itself only: nat PREROUTING does not jump to KUBE-SERVICES\)$/,
+      );
+      const flat = r.stdout.replace(/\s+/g, ' ');
+      assert.match(
+        flat,
+        /The probe is sent by the node itself, so it enters through nat OUTPUT\. On vm-12-11-centos, Pods' and outside clients' connections enter through nat PREROUTING, which does not jump to KUBE-SERVICES/,
+      );
+      // the walk from a Pod there is computed evidence, said as walked
+      assert.match(
+        flat,
+        /walked: on vm-12-11-centos, tcp 10\.244\.1\.7 -> 10\.1\.190\.219:8080: no rule matched it/,
+      );
+    }));
+
+  it('with the jump there, the probe from the node is not said to speak for the node only', () => {
+    const r = svc(join(ROOT, 'snapshots', 'nginx-svc'));
+    assert.match(step(r, 'Reachability'), /answers from vm-12-11-centos and vm-12-7-centos$/);
+    assert.doesNotMatch(r.stdout, /for the node itself only/);
+  });
 });

@@ -16,7 +16,7 @@ import {
   refused,
   type Probed,
 } from './probes.js';
-import { connectionFate, packetWalk, rejectedBy } from './packet-evidence.js';
+import { connectionFate, packetWalk, podEntrySkipped, rejectedBy } from './packet-evidence.js';
 import { canonicalAddress, hostPort } from '../../ipv6.js';
 import { notObserved, notProbed } from './not-observed.js';
 import { ENDPOINT_CAUSES } from './endpoint-probes.js';
@@ -94,21 +94,34 @@ export function clusterIpProbes(
   const failed = got.filter((p) => p.result.status === 'fail' && !dropped.includes(p));
   const answered = got.filter((p) => !dropped.includes(p));
   if (failed.length === 0 && answered.length === 0) return [...byDesign, ...blind];
-  if (failed.length === 0)
+  const toPort = { dst: ip, port: port.port, proto: port.protocol.toLowerCase() };
+  if (failed.length === 0) {
+    // the probe is the node's own connection: where Pods' entry skips the Service rules, its
+    // answer speaks for the node alone (the Rules step names the missing jump)
+    const hostOnly = answered.flatMap((p) => {
+      const s = podEntrySkipped(ctx, p.node, toPort);
+      return s ? [{ node: p.node, ...s }] : [];
+    });
+    const only = hostOnly.map((h) => h.node);
+    const first = hostOnly[0];
     return [
       ...byDesign,
       finding(
         'clusterip-reachable',
         'pass',
-        `${family}ClusterIP ${addressOf(ctx, port, ip)} answers from ${list(answered.map((p) => p.node))}`,
+        `${family}ClusterIP ${addressOf(ctx, port, ip)} answers from ${list(answered.map((p) => p.node))}${first ? ` (on ${list(only)} for the node itself only: ${first.skipped.from} does not jump to ${first.skipped.to})` : ''}`,
         {
-          explanation: `A ${port.protocol} connection to the ClusterIP is translated to an endpoint and answered.`,
-          evidence: answered.map(probedEvidence),
+          explanation: `A ${port.protocol} connection to the ClusterIP is translated to an endpoint and answered.${first ? ` The probe is sent by the node itself, so it enters through ${first.host}. On ${list(only)}, Pods' and outside clients' connections enter through ${first.pods}, ${first.pods === first.skipped.from ? 'which' : `where ${first.skipped.from}`} does not jump to ${first.skipped.to} (Rules step): they never reach the Service's rules there, so ${only.length === 1 ? 'that answer does' : 'those answers do'} not speak for them.` : ''}`,
+          evidence: [
+            ...answered.map(probedEvidence),
+            ...hostOnly.flatMap((h) => packetWalk(ctx, h.node, toPort, true)),
+          ],
           service: spn,
         },
       ),
       ...blind,
     ];
+  }
   const inStep = earlier.find((f) => f.id === 'endpoint-unreachable');
   const cause =
     // a node's fault explains only that node's failures: another node's missing rules do not
@@ -120,7 +133,6 @@ export function clusterIpProbes(
     }) ?? (inStep ? { finding: inStep, step: 'Reachability' } : undefined);
   const r = failed.find(refused);
   // who refused it, as the refusing node's rules show: never guessed from the API's endpoints
-  const toPort = { dst: ip, port: port.port, proto: port.protocol.toLowerCase() };
   const fate = r && connectionFate(ctx, r.node, toPort);
   // a timeout where the report's own evidence rules out both usual causes on the failing nodes:
   // the Rules step read their rules as expected, every endpoint answers directly from them

@@ -19,16 +19,21 @@ const rulesFor = (ctx: CheckContext, node: string, dst: string) =>
   ctx.analysis.node(node, undefined, familyOf(dst));
 
 /** The walk of one packet from the node itself, where its rules were read: from the node's own
- * address of the destination's family, through that family's rules. */
+ * address of the destination's family, through that family's rules; with `fromPod`, from a Pod
+ * on that node (through nat PREROUTING), where the objects place one there. */
 function walk(
   ctx: CheckContext,
   node: string,
   r: WalkRequest,
+  fromPod = false,
 ): ({ src: string } & Traced) | undefined {
   const family = familyOf(r.dst);
-  const src = ctx.view.nodes
-    .find((n) => n.name === node)
-    ?.ips.find((ip) => familyOf(ip) === family);
+  const src = fromPod
+    ? ctx.view.pods
+        .filter((p) => p.nodeName === node && !p.hostNetwork)
+        .flatMap((p) => p.podIPs)
+        .find((ip) => familyOf(ip) === family)
+    : ctx.view.nodes.find((n) => n.name === node)?.ips.find((ip) => familyOf(ip) === family);
   const n = rulesFor(ctx, node, r.dst);
   if (!n.dataplane() || !src) return undefined;
   try {
@@ -38,7 +43,7 @@ function walk(
       dst: r.dst,
       dport: r.port,
       protocol: r.proto as TraceProtocol,
-      fromHost: true,
+      fromHost: !fromPod,
     });
     return { src, ...walked };
   } catch {
@@ -47,8 +52,13 @@ function walk(
 }
 
 /** "walked: on NODE, icmp 10.0.12.7 -> 10.1.190.219: no rule matched it: routed unchanged". */
-export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): Evidence[] {
-  const w = walk(ctx, node, r);
+export function packetWalk(
+  ctx: CheckContext,
+  node: string,
+  r: WalkRequest,
+  fromPod = false,
+): Evidence[] {
+  const w = walk(ctx, node, r, fromPod);
   if (!w) return [];
   const { src, result, stop } = w;
   const head = `on ${node}, ${r.proto} ${src} -> ${r.port !== undefined && r.proto !== 'icmp' ? hostPort(r.dst, r.port) : r.dst}:`;
@@ -97,4 +107,19 @@ export function rejectedBy(ctx: CheckContext, node: string, r: WalkRequest): str
   if (last?.table === 'ipvs')
     return `by the IPVS virtual server ${last.chain} on ${node}, which has ${last.effect}`;
   return `by the REJECT rule on ${node} that kube-proxy writes for a Service without ready endpoints`;
+}
+
+/** Where a Pod's connection on `node` never reaches the Service rules a probe from the node
+ * reaches (nat PREROUTING without its jump to KUBE-SERVICES): both walks' entries, and the
+ * chain that lacks the jump. Undefined where it does reach them, or no Pod there to walk from. */
+export function podEntrySkipped(
+  ctx: CheckContext,
+  node: string,
+  r: WalkRequest,
+): { pods: string; host: string; skipped: { from: string; to: string } } | undefined {
+  const pod = walk(ctx, node, r, true);
+  const skipped = pod?.result.servicesSkipped;
+  if (!pod || !skipped || pod.stop) return undefined;
+  const host = walk(ctx, node, r);
+  return host && { pods: pod.result.enters, host: host.result.enters, skipped };
 }
