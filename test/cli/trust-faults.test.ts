@@ -397,4 +397,26 @@ describe('r145 faults', () => {
     assert.match(step(r, 'Reachability'), /answers from vm-12-11-centos and vm-12-7-centos$/);
     assert.doesNotMatch(r.stdout, /for the node itself only/);
   });
+
+  // before: Next "kubectl get endpoints,endpointslices -l kubernetes.io/service-name=nginx-svc",
+  // which lists no Endpoints object (they do not carry that label)
+  it('Endpoints and EndpointSlices that disagree: a next command that lists both, by name', () =>
+    withFault(
+      'nginx-svc',
+      (_dir, objects) => {
+        const legacy = objects.find(
+          (o) => o.kind === 'Endpoints' && o.metadata?.name === 'nginx-svc',
+        ) as KubeObject & { subsets: { addresses: unknown[] }[] };
+        legacy.subsets[0]!.addresses = legacy.subsets[0]!.addresses.slice(0, 1);
+      },
+      (dir) => {
+        const r = svc(dir, '--verbose');
+        assert.match(r.stdout, /\[endpoints-disagree\]/);
+        assert.match(
+          r.stdout,
+          /^ +kubectl -n default get endpoints\/nginx-svc endpointslice\/nginx-svc-7c6vz -o wide$/m,
+        );
+        assert.doesNotMatch(r.stdout, /endpoints,endpointslices/);
+      },
+    ));
 });

@@ -40,12 +40,12 @@ export function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoi
           ...onlyLegacy.map((ip) => `only in Endpoints ${svc.name}: ${ip}`),
           ...onlySlices.map((ip) => `only in the EndpointSlices: ${ip}`),
         ].map((l) => read(l)),
+        // both by name: Endpoints objects do not carry the slices' service-name label
         next: kubectl(
           svc.namespace,
           'get',
-          'endpoints,endpointslices',
-          '-l',
-          w`kubernetes.io/service-name=${valid.name(svc.name)}`,
+          w`endpoints/${valid.name(svc.name)}`,
+          ...ctx.slices().map((sl) => w`endpointslice/${valid.name(sl.name)}`),
           '-o',
           'wide',
         ),
