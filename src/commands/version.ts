@@ -16,6 +16,9 @@ import { withExamples, type Define } from './common/flags.js';
 
 export const VERSION_SCHEMA_VERSION = 1;
 
+/** A kube-apiserver's gitVersion: "v1.30.2", "v1.29.4+k3s1", "v1.31.0-eks-a737599". */
+const RELEASE = /^v\d+\.\d+\.\d+[\w.+-]*$/;
+
 /** The document `version -o json` prints (schema/version.vN.json). */
 export interface VersionDoc {
   $schema: string;
@@ -44,14 +47,22 @@ export async function versionCommand(g: GlobalOptions): Promise<number> {
   };
   try {
     const { KubeApi } = await import('../cluster/kube-api.js');
+    const { notKubernetes } = await import('../cluster/kube/errors.js');
     const api = await KubeApi.connect({
       kubeconfig: g.kubeconfig,
       context: g.context,
       timeoutMs: 5000,
     });
     try {
-      doc.server =
-        ((await api.request('GET', '/version')) as { gitVersion?: string }).gitVersion ?? null;
+      const body = await api.request('GET', '/version');
+      const version = (body as { gitVersion?: unknown } | null)?.gitVersion;
+      // kube-apiserver answers its build info; other JSON is another server at that address
+      if (typeof version !== 'string' || !RELEASE.test(version))
+        throw notKubernetes(
+          api.apiServer,
+          `GET /version answered JSON without a Kubernetes release (gitVersion ${typeof version === 'string' ? 'not of the form v1.30.2' : 'missing'})`,
+        );
+      doc.server = version;
     } finally {
       api.close();
     }
