@@ -419,4 +419,17 @@ describe('r145 faults', () => {
         assert.doesNotMatch(r.stdout, /endpoints,endpointslices/);
       },
     ));
+
+  // before: "- -t nat -A PREROUTING …" (kdebug's expectation) beside "+ -t nat -A PREROUTING …" (the
+  // node's rule), told apart by the sign alone
+  it("a drift's computed lines say they are expected; the node's own lines stay as read", () =>
+    withoutRule(/^-A PREROUTING .*-j KUBE-SERVICES/, (dir) => {
+      const r = svc(dir);
+      assert.match(
+        r.stdout,
+        /^ +- expected: -t nat -A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES$/m,
+      );
+      assert.match(r.stdout, /^ +\+ -t nat -A PREROUTING -m addrtype --dst-type LOCAL -j DOCKER$/m);
+      assert.doesNotMatch(r.stdout, /^ +- -t nat/m);
+    }));
 });

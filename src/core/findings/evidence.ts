@@ -60,7 +60,9 @@ const DIFF_MARK = { missing: '-', unexpected: '+', same: ' ' } as const;
 /** A line as a person reads it: a drift's lines as a difference; computed and unobserved
  * evidence say so first. */
 export function evidenceText(e: Evidence): string {
-  if (e.diff) return `${DIFF_MARK[e.diff]} ${e.text}`;
+  // a computed line beside the node's observed ones says it is kdebug's: "- expected: -A ..."
+  if (e.diff)
+    return `${DIFF_MARK[e.diff]} ${e.kind === 'computed' ? `${e.label ?? 'expected'}: ` : ''}${e.text}`;
   if (e.kind === 'computed') return `${e.label ?? 'expected'}: ${e.text}`;
   if (e.kind === 'not-observed') return `not observed: ${e.text}`;
   return e.text;
