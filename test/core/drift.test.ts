@@ -273,7 +273,7 @@ describe('drift', () => {
     assert.deepEqual([f.id, f.status, f.node, f.service], ['endpoint-stale', 'fail', NODE, WEB]);
     const text = f.evidence.map(evidenceText);
     assert.ok(text.some((e) => e.startsWith('+ -t nat') && e.includes('10.180.1.9:80')));
-    assert.ok(text.some((e) => e.startsWith('- -t nat')));
+    assert.ok(text.some((e) => e.startsWith('- expected: -t nat')));
     assert.ok(f.evidence.filter((e) => e.diff === 'missing').every((e) => e.kind === 'computed'));
     // a line the node has that kube-proxy also writes (elsewhere in its answer): unmarked, never '+'
     const written = judgedOnNode(stale, 'nodes/test-node/iptables-save.txt', {
@@ -537,7 +537,7 @@ describe('the evidence of a finding on a v1.15 node (the demo, one rule deleted)
     assert.deepEqual(
       f.lines.filter((l) => l.startsWith('-')),
       [
-        '- -t nat -A KUBE-SVC-ELCM5PCEQWBTUJ2I -m comment --comment "default/nginx-svc:http -> 10.244.1.7:80" -j KUBE-SEP-FNO4E6JYD7EGUHTP',
+        '- expected: -t nat -A KUBE-SVC-ELCM5PCEQWBTUJ2I -m comment --comment "default/nginx-svc:http -> 10.244.1.7:80" -j KUBE-SEP-FNO4E6JYD7EGUHTP',
       ],
     );
     // the masquerade rule where v1.15 writes it, before the jump in KUBE-SERVICES
@@ -560,7 +560,7 @@ describe('the evidence of a finding on a v1.15 node (the demo, one rule deleted)
     assert.equal(f.id, 'endpoint-dnat-missing');
     assert.deepEqual(
       f.lines.filter((l) => !/^\s/.test(l)).map((l) => l.replace(/ -m comment.*/, '')),
-      ['- -t nat -A KUBE-SEP-SMDVMBZNJPO5AA7R -p tcp'],
+      ['- expected: -t nat -A KUBE-SEP-SMDVMBZNJPO5AA7R -p tcp'],
     );
   });
 });

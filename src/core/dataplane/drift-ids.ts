@@ -10,6 +10,7 @@ export type DriftId =
   | 'endpoint-dnat-missing'
   | 'service-chain-falls-through'
   | 'endpoint-stale'
+  | 'entry-stale'
   | 'weights-uneven'
   | 'affinity-wrong'
   | 'masquerade-missing'
@@ -54,6 +55,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'service-rules-missing': 'error',
   'service-chain-missing': 'error',
   'endpoint-stale': 'error',
+  'entry-stale': 'warning',
   'local-policy-wrong': 'error',
   'nodeport-missing': 'error',
   'entry-jump-missing': 'error',
@@ -105,6 +107,7 @@ export const NOT_FORWARDED: Record<DriftId, boolean> = {
   'service-rules-missing': true,
   'service-chain-missing': true,
   'endpoint-stale': true,
+  'entry-stale': false,
   'local-policy-wrong': true,
   'nodeport-missing': true,
   'entry-jump-missing': true,

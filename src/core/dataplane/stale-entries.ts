@@ -73,3 +73,39 @@ export function notInApi(want: ApiEntry, moved: EntryPoint[]): string {
   const what = WHAT[change][moved.length === 1 ? 0 : 1];
   return `${what} the Service port does not have in the API (${keptBy(change)})`;
 }
+
+/** What a Service port has in the API that its entries answer to. */
+export type ApiEntries = { nodePort?: number; externalIPs: string[]; loadBalancerIPs: string[] };
+
+/** The tree's entries of a kind or an address the Service port has no longer at all: a node port
+ * after its type became ClusterIP, an external or load-balancer IP taken away. Until kube-proxy
+ * applies the change they still lead into the Service port's chains (entriesElsewhere says those
+ * moved to another port or address instead). */
+export function entriesRemoved(t: ServiceTree | undefined, sp: ApiEntries): EntryPoint[] {
+  const addresses = new Set([...sp.externalIPs, ...sp.loadBalancerIPs]);
+  return (t?.entries ?? []).filter((e) =>
+    e.kind === 'node-port'
+      ? sp.nodePort === undefined
+      : (e.kind === 'external-ip' || e.kind === 'load-balancer' || externalOrLb(e)) &&
+        e.address !== undefined &&
+        !addresses.has(e.address),
+  );
+}
+
+/** The finding's words for entries the API took away, the same in every mode. */
+export function removedText(
+  node: string,
+  service: string,
+  removed: EntryPoint[],
+): { title: string; message: string } {
+  // the localhost rule of a node port is the same node port said again (its rules still show it)
+  const said = removed.filter(
+    (e) =>
+      !e.localhost || !removed.some((x) => !x.localhost && x.kind === e.kind && x.port === e.port),
+  );
+  const at = entriesAt(said);
+  return {
+    title: `${at} still lead${said.length === 1 ? 's' : ''} to ${service}, which has no such entry in the API`,
+    message: `node ${node} still sends ${at} into ${service}'s chains, but the Service port no longer has ${said.length === 1 ? 'it' : 'them'} in the API: kube-proxy has not applied the change that removed it (a type changed to ClusterIP, an external or load-balancer IP taken away), so the node still accepts that traffic and sends it to the endpoints.`,
+  };
+}

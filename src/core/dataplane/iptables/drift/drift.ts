@@ -7,6 +7,7 @@ import { kubectl, onNode } from '../../../findings/next-command.js';
 import type { DriftContext, MasqueradeDiff } from './context.js';
 import { externalPath, firewall } from './service-port/external.js';
 import { internalPath } from './service-port/service.js';
+import { removedEntries } from './service-port/stale-port.js';
 import { danglingJumps } from './jumps.js';
 import { nodeLevelChecks, orphanChains } from './node.js';
 import { removedServiceRules } from './removed.js';
@@ -172,6 +173,7 @@ function checkServicePort(sp: ExpectedServicePort, c: DriftContext): void {
   const internalCompared = internalPath(sp, t, c);
   externalPath(sp, t, c, internalCompared);
   firewall(sp, t, c);
+  removedEntries(sp, t, c);
 }
 
 function capped(lines: string[]): string[] {

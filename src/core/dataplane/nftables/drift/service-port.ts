@@ -9,7 +9,13 @@ import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import { percent } from '../../../model.js';
 import { writes } from '../../kube-proxy/releases.js';
 import type { EntryPoint, ServiceTree } from '../../trees.js';
-import { entriesAt, entriesElsewhere, notInApi } from '../../stale-entries.js';
+import {
+  entriesAt,
+  entriesElsewhere,
+  entriesRemoved,
+  notInApi,
+  removedText,
+} from '../../stale-entries.js';
 import { firewallSources } from '../expected/port-script.js';
 import { intervalSources, type NftPortPlan } from '../expected/expected-ports.js';
 import type { NftRule, NftTable } from '../read/listing.js';
@@ -96,6 +102,16 @@ export function servicePort(
       });
     }
   }
+
+  // elements of a kind or address the API took away: still routed, kube-proxy not synced since
+  const removed = entriesRemoved(a, sp);
+  if (removed.length > 0)
+    add('entry-stale', {
+      ...removedText(node, sp.name, removed),
+      expected: [],
+      actual: removed.map((x) => elementLine(source, x)),
+      ...sync(),
+    });
 
   for (const v of w.verdicts) {
     const where = v.address ? hostPort(v.address, v.port ?? '') : `node port ${v.port}`;

@@ -7,10 +7,13 @@ import {
   changeOf,
   changeText,
   entriesAt,
+  entriesRemoved,
   keptBy,
   notInApi,
+  removedText,
   type ApiEntry,
 } from '../../../stale-entries.js';
+import type { ServiceTree } from '../../../trees.js';
 
 /** Each entry's rule as drift shows a rule ("-t nat -A KUBE-SERVICES ..."). */
 export const entryRules = (c: DriftContext, entries: EntryPoint[]): string[] =>
@@ -45,6 +48,25 @@ export function clusterIPElsewhere(
       sp.nat.filter((l) => l.chain === 'KUBE-SERVICES' || l.chain === sp.internalChain),
     ),
     actual: [...entryRules(c, moved), ...chains.flatMap((ch) => chainLines(c.nat, ch))],
+    ...syncNext(c),
+  });
+}
+
+/** Entries of a kind or address the Service port has no longer in the API (a node port after the
+ * type became ClusterIP, an external or load-balancer IP taken away): still routed, not synced. */
+export function removedEntries(
+  sp: ExpectedServicePort,
+  t: ServiceTree | undefined,
+  c: DriftContext,
+): void {
+  const removed = entriesRemoved(t, sp);
+  if (removed.length === 0) return;
+  c.add({
+    id: 'entry-stale',
+    service: sp.name,
+    ...removedText(c.node, sp.name, removed),
+    expected: [],
+    actual: entryRules(c, removed),
     ...syncNext(c),
   });
 }
