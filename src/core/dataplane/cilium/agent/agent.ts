@@ -16,6 +16,7 @@ import {
 import { DEFAULT_NODE_PORT_RANGE, parseNodePortRange } from './node-port-range.js';
 import { releaseBehaviour } from './release-behaviour.js';
 import { lbConfigRefused, lbSetting } from './lb-config.js';
+import { configPartial, type ConfigPartial } from './config-replacement.js';
 import { SERVICE_KINDS, fromStatus, type ServiceKind } from './status.js';
 import { settingSources, type SettingSources } from './provenance.js';
 
@@ -167,13 +168,16 @@ export interface CiliumAgent {
  * Pods' traffic, at the socket or their device) and the kinds its status's Services list enables;
  * the others are left to kube-proxy, where one runs. */
 export interface PartialReplacement {
-  /** As its status printed it ("Partial", "Probe"). */
+  /** As its status printed it ("Partial", "Probe"), or cilium-config sets it ("partial", "false"). */
   mode: string;
-  /** The kinds it handles and leaves, as its status's "Services:" list says them; undefined where
-   * the status printed no such list (not --verbose). */
+  /** The kinds it handles and leaves, as its status's "Services:" list says them, or cilium-config's
+   * keys (config-replacement.ts); undefined where the status printed no such list (not --verbose)
+   * or the kernel's probes decide them (cilium-config's "probe"). */
   handles?: ServiceKind[];
   leaves?: ServiceKind[];
-  /** Where that was read: the agent's status. */
+  /** Where that was read: the agent's status, or cilium-config's keys (its release's defaults
+   * where it sets none of them). */
+  from: 'status' | 'cilium-config';
   source: string;
 }
 
@@ -369,12 +373,15 @@ function agentOn(
   });
   // refused, the devices cilium-config names are not the ones the agent runs with
   const nodePorts = nodePortsOf(view, { node, pod }, status, refused ? undefined : configMap);
-  const replacement = partialOf(
-    said,
-    `the status of ${agentName({ node, ...(pod ? { pod } : {}) })}`,
-  );
+  // no status saying it: cilium-config's value and keys as the release reads them (not one it
+  // refuses: the agent then runs, if it does, on another configuration)
+  const replacement =
+    partialOf(said, `the status of ${agentName({ node, ...(pod ? { pod } : {}) })}`) ??
+    (said?.replacementMode === undefined && configMap && !refused
+      ? fromConfig(configPartial(c, release), configMap.namespace, release)
+      : undefined);
   if (replacement?.handles) {
-    // the kinds its status enables are the frontends it makes (1.14's k8s.ParseService)
+    // the kinds it handles are the frontends it makes (1.14's k8s.ParseService)
     settings.nodePort = replacement.handles.includes('NodePort');
     settings.hostPort = replacement.handles.includes('HostPort');
   }
@@ -406,20 +413,38 @@ function partialOf(
   const mode = said?.replacementMode;
   if (!mode || !/^(partial|probe)$/i.test(mode)) return undefined;
   const listed = said.services;
-  if (!listed) return { mode, source };
+  if (!listed) return { mode, from: 'status', source };
   // the ClusterIP is always its own (the status prints it Enabled unconditionally)
   const handles = SERVICE_KINDS.filter(
     (k) => k === 'ClusterIP' || listed[k as ServiceKind] === true,
   ) as ServiceKind[];
   const leaves = SERVICE_KINDS.filter((k) => !handles.includes(k as ServiceKind)) as ServiceKind[];
-  return { mode, handles, leaves, source };
+  return { mode, handles, leaves, from: 'status', source };
+}
+
+/** cilium-config's partial replacement (configPartial) with its source: the keys that set it, or
+ * the release's defaults where it sets none. */
+function fromConfig(
+  p: ConfigPartial | undefined,
+  namespace: string,
+  release: Version | undefined,
+): PartialReplacement | undefined {
+  if (!p) return undefined;
+  const source =
+    p.keys.length > 0
+      ? `ConfigMap ${namespace}/cilium-config ${p.keys.join(' and ')}`
+      : `Cilium ${release?.major}.${release?.minor}'s defaults (ConfigMap ${namespace}/cilium-config sets none of its keys)`;
+  const kinds = p.handles ? { handles: p.handles, leaves: p.leaves! } : {};
+  return { mode: p.value, ...kinds, from: 'cilium-config', source };
 }
 
 /** The partial replacement in words: "partial kube-proxy replacement (Partial): Cilium handles
  * ClusterIP, NodePort; leaves HostPort to kube-proxy". */
 export function partialText(r: PartialReplacement): string {
   if (!r.handles)
-    return `partial kube-proxy replacement (${r.mode}), the kinds it handles not listed (a status without --verbose)`;
+    return r.from === 'status'
+      ? `partial kube-proxy replacement (${r.mode}), the kinds it handles not listed (a status without --verbose)`
+      : `partial kube-proxy replacement (${r.mode}), the kinds it handles not known (the kernel's probes at the agent's start decide them)`;
   return `partial kube-proxy replacement (${r.mode}): Cilium handles ${r.handles.join(', ')}${r.leaves!.length > 0 ? `; leaves ${r.leaves!.join(', ')} to kube-proxy` : ''}`;
 }
 
