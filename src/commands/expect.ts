@@ -69,6 +69,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
         startUnknown: !startKnown(agent, listed),
         sourceRangeCheck: agent.settings.sourceRangeCheck,
         notKnown: agent.settings.notKnown,
+        ...(agent.replacement ? { replacement: agent.replacement } : {}),
       }),
     );
     return EXIT.ok;

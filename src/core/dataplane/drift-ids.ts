@@ -49,6 +49,7 @@ export type DriftId =
   | 'cilium-config-refused'
   | 'cilium-agent-pod-absent'
   | 'cilium-local-redirect'
+  | 'cilium-left-to-kube-proxy'
   | 'cilium-source-range-ignored';
 
 export const SEVERITY: Record<DriftId, Severity> = {
@@ -97,6 +98,8 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-config-refused': 'info',
   'cilium-agent-pod-absent': 'info',
   'cilium-local-redirect': 'info',
+  // read, not observed: kube-proxy may run outside the API
+  'cilium-left-to-kube-proxy': 'warning',
   'cilium-source-range-ignored': 'info',
 };
 
@@ -150,5 +153,7 @@ export const NOT_FORWARDED: Record<DriftId, boolean> = {
   'cilium-agent-pod-absent': false,
   // its traffic goes to the policy's Pods, not the Service's endpoints (by design)
   'cilium-local-redirect': true,
+  // nothing known serves the kind the agent leaves to kube-proxy there
+  'cilium-left-to-kube-proxy': true,
   'cilium-source-range-ignored': false,
 };

@@ -4,6 +4,7 @@
 import { familyNotRecorded } from '../facts/facts.js';
 import { serviceListScope } from '../facts/service-list-scope.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
+import { servedByCilium } from '../dataplane/cilium/drift/left-to-kube-proxy.js';
 import type { Dataplane } from '../dataplane/dataplane.js';
 import { modeCode } from '../dataplane/modes.js';
 import { iptablesDataplane } from '../dataplane/iptables/dataplane.js';
@@ -176,6 +177,8 @@ export class NodeAnalysis extends NodeExpected {
         ...(found.notes ? { notes: found.notes.map(onNode) } : {}),
         ...(found.notRead ? { notRead: found.notRead.map(onNode) } : {}),
       };
+      // kube-proxy's rules beside a Cilium agent serving some kinds ahead of them
+      if (dataplane.mode !== 'cilium') d = servedByCilium(d, this.analysis.state(this.name).cilium);
       this.driftMemo.set(key, d);
     }
     return d;

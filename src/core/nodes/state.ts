@@ -98,9 +98,10 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
   const replaces =
     cilium !== undefined &&
     !pod &&
-    // a partial replacement with no kube-proxy there: Cilium is what programs its Services
+    // a partial replacement with no kube-proxy there (nor kube-proxy's own answer observed):
+    // Cilium is what programs its Services
     (cilium.replacesKubeProxy ||
-      cilium.replacement !== undefined ||
+      (cilium.replacement !== undefined && proxy().evidence.kind !== 'observed') ||
       (!knows(cilium.settings, 'kubeProxyReplacement') && proxy().evidence.kind !== 'observed'));
   // no agent Pod and no kube-proxy Pod: the node's recorded status says what ran, else the
   // cluster's Cilium is what should program it (never kube-proxy's defaults, assumed)

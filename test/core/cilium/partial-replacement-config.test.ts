@@ -87,6 +87,22 @@ describe('a partial kube-proxy replacement from cilium-config alone', () => {
     assert.deepEqual([s.cilium?.settings.nodePort, s.cilium?.settings.hostPort], [true, false]);
   });
 
+  // before: mode cilium, its node ports said to have nothing serving them
+  it("no kube-proxy Pod, but kube-proxy's own answer observed there: kube-proxy's mode", () => {
+    const objects = replace(
+      ciliumCluster({ 'kube-proxy-replacement': 'partial', ...NP }),
+      'Pod',
+      'cilium-node-b',
+      aCiliumAgent('node-b', 'quay.io/cilium/cilium:v1.14.19'),
+    );
+    const s = new Analysis(facts(objects, { 'node-b': { 'proxy-mode': 'iptables' } })).state(
+      'node-b',
+    );
+    assert.equal(s.mode.value, 'iptables');
+    assert.equal(s.mode.evidence.kind, 'observed');
+    assert.deepEqual(s.cilium?.replacement?.leaves, ['HostPort']);
+  });
+
   it('beside a kube-proxy Pod: its mode stays, the agent carries what it handles', () => {
     const s = stateAt('v1.16.19', { 'kube-proxy-replacement': 'false', ...NP }, true);
     assert.notEqual(s.mode.value, 'cilium');

@@ -16,6 +16,7 @@ import { frontendKey, type CiliumTable } from './read/listing.js';
 import { traceCiliumPacket } from './trace.js';
 import { sendersOf } from './trace-source.js';
 import { refusal } from './agent/refused.js';
+import { leftToKubeProxy } from './drift/left-to-kube-proxy.js';
 import { settingsStated } from './agent/provenance.js';
 import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './trees.js';
 
@@ -126,8 +127,13 @@ export function ciliumDataplane(
         ...healthServers(view, agent, scope),
         ...(refused ? { refused } : {}),
       });
+      // the kinds a partial replacement leaves to kube-proxy, which does not run here
+      const left = leftToKubeProxy(view, agent, { node, source: table.source }, scope);
+      const all = left.length > 0 ? { ...d, findings: [...d.findings, ...left], drifted: true } : d;
       // the settings it took, with their sources, for drift's JSON
-      return d.cilium ? { ...d, cilium: { ...d.cilium, settings: settingsStated(agent) } } : d;
+      return all.cilium
+        ? { ...all, cilium: { ...all.cilium, settings: settingsStated(agent) } }
+        : all;
     },
     trace: (packet, net) => {
       const walked = traceCiliumPacket(table, net, packet, {

@@ -6,7 +6,12 @@ import { formatAddress, frontendKey } from '../read/listing.js';
 import type { ExpectedMapEntry } from '../maps/expected.js';
 import { nodePortsText, type CiliumNodePorts } from '../agent/devices.js';
 import { ignoredRangesOf } from './source-ranges.js';
-import { knows, type ConfigOnlySetting } from '../agent/agent.js';
+import {
+  knows,
+  partialText,
+  type ConfigOnlySetting,
+  type PartialReplacement,
+} from '../agent/agent.js';
 import { sourceRangeCheckOf } from '../agent/comparable.js';
 import { SETTING_NOT_KNOWN } from '../agent/refused.js';
 
@@ -113,6 +118,8 @@ export function expectedCiliumText(
     sourceRangeCheck?: boolean;
     /** The agent's settings not known (agent/agent.ts notKnown). */
     notKnown?: readonly ConfigOnlySetting[];
+    /** A replacement short of full: the kinds it leaves are kube-proxy's, not in the tables. */
+    replacement?: PartialReplacement;
   },
 ): string {
   const head = `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings: ${o.settings}`;
@@ -131,6 +138,11 @@ export function expectedCiliumText(
           o.startUnknown
             ? `# note: cilium-config as read would stop the agent at a start, and whether it started is not known (its readiness was not read): what it holds, if it runs on an earlier configuration: ${o.refused}`
             : `# note: cilium-config as read would be refused at the agent's next start, so what it holds comes from an earlier configuration: ${o.refused}`,
+        ]
+      : []),
+    ...(o.replacement
+      ? [
+          `# note: ${partialText(o.replacement)} (${o.replacement.source})${o.replacement.leaves?.length ? `: frontends of the kinds it leaves are kube-proxy's, none in the tables below` : ''}`,
         ]
       : []),
     ...kprNotKnownLines(frontends.filter((f) => f.kprNotKnown)),
