@@ -44,6 +44,10 @@ export interface EntryPoint {
    * L7 proxy (Envoy) on the node, at `port` where the listing prints it: no backend is picked from
    * the map, Envoy's own configuration picks the upstream. */
   l7Proxy?: { port?: number };
+  /** Cilium: a frontend a Local Redirect Policy takes (db/show frontends' RedirectTo, the
+   * LocalRedirect type): its backends are the policy's Pods on the node, not the Service's
+   * endpoints; `policy` as the listing names it. */
+  redirect?: { policy?: string };
   /** Cilium: a frontend of the internal scope ("/i"), which Cilium adds beside the external one
    * where a Service's two traffic policies differ (externalTrafficPolicy or
    * internalTrafficPolicy Local): traffic from inside the cluster uses it, from outside the other,

@@ -19,7 +19,12 @@ function entryText(e: EntryPoint): string {
       ? `${hostPort(e.address, e.port ?? 0)}${protocol}`
       : `${e.port}${protocol} on every node address`;
     const scope = e.scope ? ' (internal scope: traffic from inside the cluster)' : '';
-    return `${kind} ${where}${scope}  (cilium line ${e.line})${e.l7Proxy ? `  -> ${l7ProxyText(e.l7Proxy)}` : ''}`;
+    const to = e.l7Proxy
+      ? `  -> ${l7ProxyText(e.l7Proxy)}`
+      : e.redirect
+        ? `  -> redirected by ${e.redirect.policy ? `Local Redirect Policy ${e.redirect.policy}` : 'a Local Redirect Policy'} to its Pods on this node, not the Service's endpoints`
+        : '';
+    return `${kind} ${where}${scope}  (cilium line ${e.line})${to}`;
   }
   // an IPVS firewall-mark service: its mark alone, said in its label
   if (e.from === 'ipvs' && e.address === undefined && e.port === undefined)

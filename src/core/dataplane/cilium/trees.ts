@@ -82,14 +82,23 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       (f.type === 'NodePort'
         ? `node port ${f.port}${f.protocol ? `/${f.protocol.toUpperCase()}` : ''}`
         : undefined);
-    let id = base === undefined ? chain : f.internal ? `${base} (internal scope)` : base;
+    // a frontend a Local Redirect Policy takes is a tree of its own: its backends are the
+    // policy's Pods on this node, never the Service's endpoints
+    const redirected = f.redirectTo !== undefined || f.type === 'LocalRedirect';
+    let id = redirected
+      ? `${chain} (local redirect)`
+      : base === undefined
+        ? chain
+        : f.internal
+          ? `${base} (internal scope)`
+          : base;
     let key = `${id} ${protocol}`;
     let tree = trees.get(key);
     // each frontend has its own backends in the map: one whose backends are not its tree's (the
     // scope a Local traffic policy narrows to the node's own) is a tree of its own, by its key
     const whole = !someUnseen(f) && !f.l7Proxy;
     const theirs = tree && backendsOf.get(tree);
-    if (whole && theirs !== undefined && backends(f) !== backends(theirs)) {
+    if (!redirected && whole && theirs !== undefined && backends(f) !== backends(theirs)) {
       id = chain;
       key = `${chain} ${protocol} ${backends(f)}`;
       tree = trees.get(key);
@@ -98,7 +107,12 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     const kind = f.type ? KIND[f.type] : 'frontend';
     tree.entries.push({
       kind,
-      ...(f.type && LABEL[f.type] ? { label: LABEL[f.type] } : {}),
+      ...(redirected
+        ? { label: LABEL.LocalRedirect! }
+        : f.type && LABEL[f.type]
+          ? { label: LABEL[f.type] }
+          : {}),
+      ...(redirected ? { redirect: f.redirectTo ? { policy: f.redirectTo } : {} } : {}),
       ...(isWildcard(f.ip) ? {} : { address: f.ip }),
       port: f.port,
       protocol,
