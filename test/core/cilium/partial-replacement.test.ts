@@ -91,6 +91,27 @@ describe('a partial kube-proxy replacement (Cilium 1.14 "Partial", before 1.13 "
     assert.equal(s.cilium?.settings.nodePort, true);
   });
 
+  // before: "False" was no replacement whatever its list enabled, so NodePort frontends were not
+  // expected of a 1.16 agent run with kube-proxy-replacement false and enable-node-port true
+  it('False with NodePort listed enabled (1.14 to 1.18): a partial replacement; all off: none', () => {
+    const at = (hostPort: string, nodePort: string) =>
+      new Analysis(
+        facts(ciliumCluster({ 'kube-proxy-replacement': 'false' }), {
+          'node-b': {
+            'cilium-status': status('False', hostPort).replace(
+              /- NodePort: {7}Enabled \(Range: 30000-32767\) /,
+              `- NodePort:       ${nodePort}`,
+            ),
+          },
+        }),
+      ).state('node-b');
+    const s = at('Disabled', 'Enabled (Range: 30000-32767) ');
+    assert.equal(s.mode.value, 'cilium');
+    assert.deepEqual(s.cilium?.replacement?.leaves, ['HostPort']);
+    assert.equal(s.cilium?.settings.nodePort, true);
+    assert.equal(at('Disabled', 'Disabled').cilium?.replacement, undefined);
+  });
+
   it('True and Strict are a full replacement: no partial one said', () => {
     for (const mode of ['True', 'Strict']) {
       const a = new Analysis(

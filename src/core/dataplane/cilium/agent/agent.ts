@@ -405,14 +405,18 @@ function agentOn(
   };
 }
 
-/** The replacement its status says is partial (Partial, Probe), with the kinds it lists. */
+/** The replacement its status says is partial (Partial, Probe, or False with NodePort or
+ * HostPort listed enabled), with the kinds it lists. */
 function partialOf(
   said: ReturnType<typeof fromStatus> | undefined,
   source: string,
 ): PartialReplacement | undefined {
   const mode = said?.replacementMode;
-  if (!mode || !/^(partial|probe)$/i.test(mode)) return undefined;
+  if (!mode || !/^(partial|probe|false)$/i.test(mode)) return undefined;
   const listed = said.services;
+  // "False" keeps enable-node-port and enable-host-port as set from 1.14 to 1.18, as "Partial"
+  // does: a replacement only where its list enables one of them (else the ClusterIP alone)
+  if (/^false$/i.test(mode) && !listed?.NodePort && !listed?.HostPort) return undefined;
   if (!listed) return { mode, from: 'status', source };
   // the ClusterIP is always its own (the status prints it Enabled unconditionally)
   const handles = SERVICE_KINDS.filter(
