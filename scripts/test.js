@@ -34,9 +34,6 @@ const child = spawn(
   [
     '--import',
     'tsx',
-    // every dataplane's code, as a command's load stage would; found from this script, not cwd
-    '--import',
-    new URL('../test/support/all-modes.mjs', import.meta.url).href,
     '--test',
     `--test-concurrency=${cluster ? 1 : 3}`,
     '--test-reporter=spec',

@@ -122,16 +122,16 @@ export async function collect(
   listed.catch(() => undefined); // its failure is told when it is awaited below
   // a live run loads every mode's code up front (its nodes' modes are known only as they are
   // read), alongside the API reads: only snapshots load just the modes they hold
-  await Promise.all([...reads, loadModes(EVERY_MODE)]);
+  const [code] = await Promise.all([loadModes(EVERY_MODE), ...reads]);
   if (!(await svc)) throw await serviceNotFound(cluster, ns, name);
   const meta = { namespace: ns, service: name };
   const rollout = await addons.settledKubeProxy;
   const proxy = rollout
     ? { rollout, selector: await addons.kubeProxyPods, on: new Set<string>() }
     : undefined;
-  const early = await startEarly(cluster, r, meta, o, progress, addons.kubeProxyPods, proxy);
+  const early = await startEarly(cluster, r, meta, o, progress, addons.kubeProxyPods, code, proxy);
   await listed;
-  return finish(cluster, r, meta, o, progress, early, proxy);
+  return finish(cluster, r, meta, o, progress, code, early, proxy);
 }
 
 /** Every Service in a namespace (or, without one, the cluster) and what they need: for `snapshot save --all`. */
@@ -146,7 +146,9 @@ export async function collectAll(
   const where = ns ? ` in ${ns}` : ' in all namespaces';
   // a snapshot of everything holds every kube-proxy Pod
   const addons = readClusterAddons(r, { byNode: false });
-  await Promise.all([
+  const [code] = await Promise.all([
+    // every mode's code up front, as collect does: the nodes' modes are known only as read
+    loadModes(EVERY_MODE),
     // the Service list is the point of --all: failing to read it fails the capture
     r.list(`Services${where}`, { resource: 'services', namespace: ns }, true),
     r.list(`EndpointSlices${where}`, {
@@ -165,8 +167,6 @@ export async function collectAll(
       resource: 'networkpolicies',
       namespace: ns,
     }),
-    // every mode's code up front, as collect does: the nodes' modes are known only as read
-    loadModes(EVERY_MODE),
   ]);
   // every Pod of the cluster in hand: an address none of them has is no Pod's, no lookup needed
   const everyPod = !ns && !r.errors.some((e) => e.read?.resource === 'pods' && !e.read.addon);
@@ -176,5 +176,6 @@ export async function collectAll(
     ns ? { namespace: ns } : everyPod ? { everyPodRead: true } : {},
     o,
     progress,
+    code,
   );
 }

@@ -2,6 +2,7 @@
 // node's rules read over SSH into a snapshot's objects; and the one node picker. The adapters
 // (client-node, ssh2) load only when a source needs them. svc's live read: live-diagnosis.ts.
 import { Analysis, loadDataplanes } from '../core/nodes/analysis.js';
+import { EVERY_MODE, loadModes, type DataplaneCode } from '../core/dataplane/modes.js';
 import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts/facts.js';
 import { clusterView, type ClusterView } from '../core/kube/objects.js';
 import type { Facts } from '../core/model.js';
@@ -41,6 +42,8 @@ export interface SourcedFacts {
   facts: Facts;
   /** The objects typed, once: the Analysis built next takes them rather than typing them again. */
   view: ClusterView;
+  /** The code of the modes the facts hold: the Analysis built next reads their nodes with it. */
+  code: DataplaneCode;
   /** The source in messages: the snapshot directory, or "context NAME". */
   label: string;
   /** The snapshot directory: its dumps' file names in parse errors. */
@@ -60,8 +63,8 @@ export async function readFacts(
   if (o.snapshot !== undefined) {
     const facts = await readSnapshot(o.snapshot);
     const view = clusterView(facts.objects);
-    await loadDataplanes(facts, view);
-    return { facts, view, label: o.snapshot, dir: o.snapshot };
+    const code = await loadDataplanes(facts, view);
+    return { facts, view, code, label: o.snapshot, dir: o.snapshot };
   }
   const cluster = await connectLive(o, c);
   try {
@@ -84,16 +87,24 @@ export async function readFacts(
     const label = `context ${cluster.meta.context ?? ''}`.trim();
     // no node read: the error says why for each, in place of the lines that would say it again
     const view = clusterView(facts.objects);
-    if (want.rules) checkLiveNodes(facts, view, label, o);
+    // every mode, as collectAll loaded them: a live node's mode is known only as it is read
+    const code = await loadModes(EVERY_MODE);
+    if (want.rules) checkLiveNodes(facts, view, code, label, o);
     tellNodeAccess(cluster.nodeAccess(), c);
-    return { facts, view, label };
+    return { facts, view, code, label };
   } finally {
     await closeLive(cluster, c);
   }
 }
 
 /** A live run's node choice, said in cluster words: which nodes exist, why one was not read. */
-function checkLiveNodes(facts: Facts, view: ClusterView, label: string, o: SourceFlags): void {
+function checkLiveNodes(
+  facts: Facts,
+  view: ClusterView,
+  code: DataplaneCode,
+  label: string,
+  o: SourceFlags,
+): void {
   const nodes = view.nodes.map((n) => n.name);
   const list = `(nodes: ${nodes.join(', ') || 'none'})`;
   if (o.node !== undefined && !nodes.includes(o.node))
@@ -104,7 +115,7 @@ function checkLiveNodes(facts: Facts, view: ClusterView, label: string, o: Sourc
   const errors = nodeErrorsOf(facts);
   if (unread.length > 0 && unread.length === (o.node !== undefined ? 1 : nodes.length)) {
     // a Cilium agent that does not start with its configuration is why its node lists nothing
-    const analysis = new Analysis(facts, { view });
+    const analysis = new Analysis(facts, { view, code });
     const why = (n: string) =>
       analysis.node(n).agentNotStarted() ?? rulesReadError(errors, n) ?? 'not reached';
     throw new FactsSourceError(

@@ -6,6 +6,7 @@ import { kubeProxyPodsReadOn } from '../core/kube/daemon-set.js';
 import type { ClusterView } from '../core/kube/objects.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
+import type { DataplaneCode } from '../core/dataplane/modes.js';
 import type { KubeCluster } from './kube-cluster.js';
 import type { CollectProgress, NodeTally } from './collect.js';
 import type { SourceContext } from './facts-source.js';
@@ -80,7 +81,7 @@ export async function readLive(
   target: DiagnosedService,
   kdebugVersion: string,
   progress?: Progress,
-  partial?: (facts: Facts, collecting: { nodes: boolean }) => void,
+  partial?: (read: { facts: Facts; code: DataplaneCode }, collecting: { nodes: boolean }) => void,
   which: NodeChoiceFlags = {},
   onNodes?: (t: NodeTally) => void,
 ): Promise<{
@@ -93,7 +94,7 @@ export async function readLive(
   const { ServiceNotFoundError } = await import('./kube/suggestions.js');
   let choice: NodeChoice | undefined;
   let typed: ClusterView | undefined;
-  let objectsRead: Facts | undefined;
+  let objectsRead: { facts: Facts; code: DataplaneCode } | undefined;
   try {
     const facts = await collect(cluster, target, {
       onProgress: progress,
@@ -138,8 +139,8 @@ export async function readLive(
       },
       nodeCommands: (f, analysis) => {
         // the API objects are in: the steps that need only them can finish now
-        partial?.(f, { nodes: true });
-        objectsRead = f;
+        objectsRead = { facts: f, code: analysis.code };
+        partial?.(objectsRead, { nodes: true });
         // the chosen nodes' kube-proxy Pods may have been read after the choice: this view has them
         typed = analysis.view;
         return diagnosisCommands(f, target, true, analysis);
@@ -148,7 +149,11 @@ export async function readLive(
       ...(partial
         ? {
             onNodeFacts: (nodes: Facts['nodes']) =>
-              objectsRead && partial({ ...objectsRead, nodes }, { nodes: true }),
+              objectsRead &&
+              partial(
+                { facts: { ...objectsRead.facts, nodes }, code: objectsRead.code },
+                { nodes: true },
+              ),
           }
         : {}),
       // one Service's answer: its chains by name, not every node's whole table

@@ -40,8 +40,8 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   const shown = format(g, 'drift'); // a refused -o before anything is read
   if (o.node !== undefined && o.allNodes)
     throw new UsageError('give --node or --all-nodes, not both');
-  const { facts, view, label: dir, ssh } = await readWithSsh(o, sourceContext(g));
-  const analysis = new Analysis(facts, { view, fileOf: dumpFile(o) });
+  const { facts, view, code, label: dir, ssh } = await readWithSsh(o, sourceContext(g));
+  const analysis = new Analysis(facts, { view, code, fileOf: dumpFile(o) });
   // a Cilium agent that does not start lists nothing: why, rather than that nothing was recorded
   const chosen = ssh?.node ?? o.node;
   const notStarted = chosen !== undefined ? analysis.node(chosen).agentNotStarted() : undefined;

@@ -40,9 +40,9 @@ export interface ExpectOptions extends SourceFlags {
 
 export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise<number> {
   const shown = format(g, 'expect');
-  const { facts, view, label } = await readFacts(o, sourceContext(g), { rules: false });
+  const { facts, view, code, label } = await readFacts(o, sourceContext(g), { rules: false });
   const [name] = pickNodes(facts, label, o, 'known');
-  const analysis = new Analysis(facts, { view });
+  const analysis = new Analysis(facts, { view, code });
   const node = analysis.node(name!);
   const mode = node.mode();
   const agent = analysis.state(name!).cilium;

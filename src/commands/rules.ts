@@ -1,6 +1,6 @@
 // `kdebug rules`: the Service trees of one node's rules (a file, stdin, a host over SSH, a
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
-import { loadModes } from '../core/dataplane/modes.js';
+import { loadModes, NO_MODE } from '../core/dataplane/modes.js';
 import { Analysis } from '../core/nodes/analysis.js';
 import { recordedFamily } from '../core/facts/facts.js';
 import { parseIptables, TABLES } from '../core/dataplane/iptables/read/parse.js';
@@ -123,13 +123,12 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       // one dump, no objects: the screens that need the cluster say so
       const text = textOf(d);
       const rules = { label: d.label, text, table: o.table, ruleset };
-      const facts: Facts = { objects: [], nodes: {}, meta: {} };
+      const facts = { facts: { objects: [], nodes: {}, meta: {} }, code: NO_MODE };
       return interactive({ ...common, facts, rules, load: async () => facts }, g);
     }
-    const node = new Analysis({ objects: [], nodes: {}, meta: {} }).node(d.label, {
-      source: d.label,
-      ruleset,
-    });
+    // an iptables dump alone: no other mode's code
+    const none = new Analysis({ objects: [], nodes: {}, meta: {} }, { code: NO_MODE });
+    const node = none.node(d.label, { source: d.label, ruleset });
     return print(o, shown, ruleset, node.trees()!, givenSource(o, d));
   }
   // a snapshot's node, or without one the live cluster's (read again on ctrl-r in the TUI)
@@ -137,14 +136,15 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   if (shown === 'tui') {
     if (o.node !== undefined && o.snapshot !== undefined)
       pickNodes(source.facts, source.label, o, 'recorded rules');
-    const load = async () => (await readFacts(o, sourceContext(g), { rules: true })).facts;
+    const load = () => readFacts(o, sourceContext(g), { rules: true });
     const snapshot = o.snapshot !== undefined ? `snapshot ${o.snapshot}` : undefined;
-    return interactive({ ...common, facts: source.facts, load, snapshot }, g);
+    return interactive({ ...common, facts: source, load, snapshot }, g);
   }
   const [name] = pickNodes(source.facts, source.label, o, 'recorded rules');
   const fileOf = dumpFile(o);
   // a node that recorded only ip6tables-save shows those
-  const node = new Analysis(source.facts, { view: source.view, fileOf, table: o.table }).node(
+  const { view, code } = source;
+  const node = new Analysis(source.facts, { view, code, fileOf, table: o.table }).node(
     name!,
     undefined,
     recordedFamily(source.facts, name!),
@@ -179,15 +179,16 @@ function nftRules(
     // text and JSON carry the notes among their warnings; the TUI is told them here
     for (const note of notes) tell(`warning: ${d.file}: ${note}`);
     // one table, no objects: the screens that need the cluster say so
-    const facts: Facts = { objects: [], nodes: {}, meta: {} };
+    const empty: Facts = { objects: [], nodes: {}, meta: {} };
     const rules = { label: d.label, text, nft: table };
     // the screens read the table through nftables' Dataplane, loaded with its mode
-    return loadModes(['nftables']).then(() =>
-      interactive(
+    return loadModes(['nftables']).then((code) => {
+      const facts = { facts: empty, code };
+      return interactive(
         { start: 'rules', node: o.node, search: o.search, facts, rules, load: async () => facts },
         g,
-      ),
-    );
+      );
+    });
   }
   return print(o, shown, table, nftPasteTrees(table), givenSource(o, d));
 }

@@ -2,6 +2,7 @@
 // the live cluster, as the TUI, text or JSON.
 import { join } from 'node:path';
 import { Analysis, loadDataplanes } from '../core/nodes/analysis.js';
+import { EVERY_MODE, loadModes } from '../core/dataplane/modes.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube/objects.js';
 import { valid } from '../core/findings/next-command.js';
@@ -165,8 +166,8 @@ export async function svcCommand(
       throw new UsageError(
         `not a snapshot of a cluster: ${join(dir, 'objects.json')}: ${unnamed ? 'a Service without metadata.name' : 'no objects'} (${selfCommand('snapshot save')} writes the Service, its Pods and the Nodes)`,
       );
-    const [parsed] = await Promise.all([aside, loadDataplanes(facts, view)]);
-    const analysis = new Analysis(facts, { view, parsed });
+    const [parsed, code] = await Promise.all([aside, loadDataplanes(facts, view)]);
+    const analysis = new Analysis(facts, { view, parsed, code });
     // no name: the Service the snapshot was taken for
     const named = at
       ? await foundAt(serviceAt(view.services, arg!, at, dir), analysis, at)
@@ -189,7 +190,8 @@ export async function svcCommand(
           facts: analysis,
           invocation,
           snapshot,
-          load: () => readSnapshot(dir).then((f) => loadDataplanes(f).then(() => f)),
+          load: () =>
+            readSnapshot(dir).then(async (f) => ({ facts: f, code: await loadDataplanes(f) })),
         },
         g,
       );
@@ -255,7 +257,9 @@ export async function svcCommand(
             shown = t.left > 0 ? nodesText(t) : undefined;
             if (shown) progress({ what: shown, state: 'start' });
           };
-          return (await readLive(cluster, target, VERSION, progress, partial, which, tally)).facts;
+          const read = await readLive(cluster, target, VERSION, progress, partial, which, tally);
+          // a live read may meet any mode: every one's code, as collect loaded it
+          return { facts: read.facts, code: await loadModes(EVERY_MODE) };
         };
       const listServices = async () =>
         clusterView(await cluster.list({ path: '/api/v1/services' })).services;
@@ -290,10 +294,12 @@ export async function svcCommand(
     timings?.phase('read');
     timings?.sizes(facts, cluster.api.bytesRead);
     tellNodeAccess(cluster.nodeAccess(), c);
+    // a live read may meet any mode: every one's code, as collect loaded it
+    const loaded = await loadModes(EVERY_MODE);
     const report = diagnose(facts, target, {
       suggestions,
       invocation: invocationOf(g, o),
-      ...(view ? { analysis: new Analysis(facts, { view }) } : {}),
+      ...(view ? { analysis: new Analysis(facts, { view, code: loaded }) } : { code: loaded }),
       ...(which.from ? { client: which.from } : {}),
     });
     timings?.phase('diagnosed');

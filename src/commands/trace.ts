@@ -50,8 +50,8 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
     throw new UsageError(
       `--dst ${o.dst}: icmp has no ports (ping reaches the address alone): give --dst ${m[1]}`,
     );
-  const { facts, view, label, ssh } = await readWithSsh(o, sourceContext(g));
-  const analysis = new Analysis(facts, { view, fileOf: dumpFile(o) });
+  const { facts, view, code, label, ssh } = await readWithSsh(o, sourceContext(g));
+  const analysis = new Analysis(facts, { view, code, fileOf: dumpFile(o) });
   // a Cilium agent that does not start translates nothing: said, and no table walked
   const chosen = ssh?.node ?? o.node;
   const notStarted = chosen !== undefined ? analysis.node(chosen).agentNotStarted() : undefined;

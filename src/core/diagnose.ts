@@ -1,10 +1,14 @@
 // The guided diagnosis: every step in order over the same Facts, into one Report. Pure and total:
 // partial facts (a live run still collecting) give pending steps, never an exception.
-import type { Analysis } from './nodes/analysis.js';
 import { portText, targetNotCaptured } from './checks/service.js';
 import { unrecordedNodes } from './checks/reachability/probes.js';
 import { finding, isPending, pending, serviceKind, type Check } from './checks/check.js';
-import { CheckContext, type DiagnoseOptions, type DiagnosedService } from './checks/context.js';
+import {
+  CheckContext,
+  type AnalysisGiven,
+  type DiagnoseOptions,
+  type DiagnosedService,
+} from './checks/context.js';
 import { dnsCheck } from './checks/dns/dns.js';
 import { plannedLookups } from './checks/dns/records.js';
 import { endpointsCheck } from './checks/endpoints/endpoints.js';
@@ -170,11 +174,7 @@ const optional = <T>(x: T | undefined): T[] => (x === undefined ? [] : [x]);
 
 const nodesOf = (nodes: NonNullable<Report['nodes']>) => (nodes.length > 0 ? { nodes } : {});
 
-export function diagnose(
-  facts: Facts,
-  target: DiagnosedService,
-  options: DiagnoseOptions = {},
-): Report {
+export function diagnose(facts: Facts, target: DiagnosedService, options: DiagnoseOptions): Report {
   const ctx = new CheckContext(facts, target, options);
   const steps = STEPS.map((check) => runStep(check, ctx));
   // every next command as it runs from the person's terminal, for this run
@@ -226,10 +226,10 @@ export function diagnose(
 export function probePlan(
   facts: Facts,
   target: DiagnosedService,
+  given: AnalysisGiven,
   maxEndpoints = PROBED_ENDPOINTS,
-  analysis?: Analysis,
 ): NodeProbe[] {
-  const ctx = new CheckContext(facts, target, { analysis });
+  const ctx = new CheckContext(facts, target, given);
   const svc = ctx.service;
   if (!svc) return [];
   const out: NodeProbe[] = [...plannedLookups(ctx)];
@@ -257,9 +257,9 @@ export function probePlan(
 export function conntrackPlan(
   facts: Facts,
   target: DiagnosedService,
-  analysis?: Analysis,
+  given: AnalysisGiven,
 ): NodeCommand[] {
-  const svc = new CheckContext(facts, target, { analysis }).service;
+  const svc = new CheckContext(facts, target, given).service;
   if (!svc || svc.headless || svc.type === 'ExternalName') return [];
   const protocols = [
     ...new Set(

@@ -1,6 +1,7 @@
 // What the screens show, computed by the core from Facts: the Report, each node's parsed rules
 // and Service trees, the search index (built on first use). Nothing here decides a status.
 import { Analysis } from '../core/nodes/analysis.js';
+import type { DataplaneCode } from '../core/dataplane/modes.js';
 import type { NodeAnalysis } from '../core/nodes/node-analysis.js';
 import { unavailableText } from '../core/nodes/drift-unavailable.js';
 import { hasRules, recordedNodes } from '../core/facts/facts.js';
@@ -160,6 +161,13 @@ export function nodeData(node: NodeAnalysis, view: ClusterView, held: Held = 'du
   return data;
 }
 
+/** Facts, with the code of the modes they hold (core/dataplane/modes.ts): their analysis reads
+ * the nodes with it. */
+export interface CodedFacts {
+  facts: Facts;
+  code: DataplaneCode;
+}
+
 export interface AnalyzeOptions {
   target?: DiagnosedService;
   /** Rules read from a file rather than a node (`kdebug rules --file`). */
@@ -218,14 +226,17 @@ function driftOf(node: NodeAnalysis, view: ClusterView): NodeDrift | { error: st
 /** What the screens show of the facts (or of facts analysed already: their dumps parsed); an
  * earlier analysis of the same run hands over the dumps it parsed that are still the same. */
 export function analyze(
-  from: Facts | Analysis,
+  from: CodedFacts | Analysis,
   o: AnalyzeOptions = {},
   earlier?: Analysis,
 ): TuiData {
   const analysis =
     from instanceof Analysis
       ? from
-      : new Analysis(from, earlier ? { parsed: earlier.parsedFor(from) } : {});
+      : new Analysis(from.facts, {
+          code: from.code,
+          ...(earlier ? { parsed: earlier.parsedFor(from.facts) } : {}),
+        });
   const facts = analysis.facts;
   const view = analysis.view;
   const nodes = o.rules

@@ -3,24 +3,23 @@
 import type { CollectProgress } from '../cluster/collect.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Service } from '../core/kube/objects.js';
-import type { Facts } from '../core/model.js';
 import type { Analysis } from '../core/nodes/analysis.js';
-import type { AnalyzeOptions } from './data.js';
+import type { AnalyzeOptions, CodedFacts } from './data.js';
 import type { ScreenName } from './keymap.js';
 import type { Questions } from './questions.js';
 
 /** Hands over the facts read so far (the API objects before the node commands, say). */
-export type PartialFacts = (facts: Facts, collecting: AnalyzeOptions['collecting']) => void;
+export type PartialFacts = (facts: CodedFacts, collecting: AnalyzeOptions['collecting']) => void;
 
 export interface TuiInput extends AnalyzeOptions {
   /**
    * Reads the facts (again, on ctrl-r); progress says what is being read, and `partial` may
    * hand over the facts read so far (the API objects before the node commands, say).
    */
-  load: (progress: (p: CollectProgress) => void, partial: PartialFacts) => Promise<Facts>;
+  load: (progress: (p: CollectProgress) => void, partial: PartialFacts) => Promise<CodedFacts>;
   /** Facts already read (or analysed: their dumps parsed aside): the first frame shows them
    * without waiting. */
-  facts?: Facts | Analysis;
+  facts?: CodedFacts | Analysis;
   start: ScreenName;
   /** The node to show first on the Rules screen. */
   node?: string;

@@ -3,9 +3,10 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { CollectProgress } from '../cluster/collect.js';
 import type { DiagnosedService } from '../core/diagnose.js';
+import { NO_MODE } from '../core/dataplane/modes.js';
 import type { Facts } from '../core/model.js';
 import type { PartialFacts, TuiInput } from './input.js';
-import { analyze, type TuiData } from './data.js';
+import { analyze, type CodedFacts, type TuiData } from './data.js';
 
 /** Facts read so far, and what is still being read: the steps that can run, run. */
 /** What is being read, since when, and when it gives up. */
@@ -15,7 +16,11 @@ export interface Activity {
   deadlineMs?: number;
 }
 
-const EMPTY: Facts = { objects: [], nodes: {}, meta: {} };
+/** Nothing read (the run's meta aside): no node, so no mode's code. */
+const empty = (meta: Facts['meta'] = {}): CodedFacts => ({
+  facts: { objects: [], nodes: {}, meta },
+  code: NO_MODE,
+});
 /** Nothing read yet: every step pending. */
 const COLLECTING = { objects: true, nodes: true };
 
@@ -25,10 +30,11 @@ export function useFacts(input: TuiInput) {
   const options = useRef({ ...input }).current;
   // the steps pending first, whatever the input: the frame is drawn before the diagnosis runs
   const [data, setData] = useState<TuiData>(() =>
-    analyze(
-      { ...EMPTY, meta: metaOf(options.facts) },
-      { ...options, rules: undefined, collecting: COLLECTING },
-    ),
+    analyze(empty(options.facts?.facts.meta), {
+      ...options,
+      rules: undefined,
+      collecting: COLLECTING,
+    }),
   );
   const [activity, setActivity] = useState<Activity[]>(() =>
     options.facts ? [{ label: 'diagnosing', since: Date.now() }] : [],
@@ -89,7 +95,7 @@ export function useFacts(input: TuiInput) {
           // nothing was read that a step could use: the reason replaces the spinners; another
           // Service's facts are not this one's
           setFatal(e.message);
-          setData((d) => analyze(sameService(d.target, at.target) ? d.analysis : EMPTY, at));
+          setData((d) => analyze(sameService(d.target, at.target) ? d.analysis : empty(), at));
         })
         .finally(() => {
           settled = true;
@@ -120,9 +126,7 @@ export function useFacts(input: TuiInput) {
       if (options.loadFor) {
         options.load = options.loadFor(target);
         // the new Service's steps pending at once: the header never names the one left
-        setData((d) =>
-          analyze({ ...EMPTY, meta: d.facts.meta }, { ...options, collecting: COLLECTING }),
-        );
+        setData((d) => analyze(empty(d.facts.meta), { ...options, collecting: COLLECTING }));
         load(options.load, true);
         return;
       }
@@ -139,10 +143,6 @@ export function useFacts(input: TuiInput) {
   );
   return { data, activity, error, fatal, loading, load: () => load(), diagnose };
 }
-
-/** The run's meta (context, snapshot) from the input, for the header of the first frame. */
-const metaOf = (given: TuiInput['facts']): Facts['meta'] =>
-  given === undefined ? {} : 'meta' in given ? given.meta : given.facts.meta;
 
 /** Whether two targets are the same Service (its port aside). */
 const sameService = (a?: DiagnosedService, b?: DiagnosedService) =>

@@ -10,6 +10,7 @@ import { readLive } from '../../src/cluster/live-diagnosis.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { reportJson } from '../../src/output/json.js';
+import { allModes } from '../support/modes.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2)
@@ -59,7 +60,7 @@ const requests = await answer<{ path: string; bytes: number }[]>();
 await server.terminate();
 // the diagnosis over those facts: the checks see 5,000 Nodes and their Pods
 const d = performance.now();
-const report = diagnose(facts, { namespace: 'default', service: 'web' });
+const report = diagnose(facts, { namespace: 'default', service: 'web' }, { code: allModes });
 const diagnosed = performance.now() - d;
 const r = performance.now();
 const json = reportJson(report);

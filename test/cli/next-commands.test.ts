@@ -32,6 +32,7 @@ import {
 } from '../../src/core/findings/next-command.js';
 import { hermetic, kdebug, ROOT } from '../support/cli.js';
 import { SCENARIOS, scenarioReport } from '../snapshots/svc-scenarios.test.js';
+import { allModes } from '../support/modes.js';
 
 describe('next commands run as printed', () => {
   it('each kdebug command of every scenario report runs from the snapshot (exit 0 or 1)', async () => {
@@ -62,6 +63,7 @@ describe("a live kdebug command of a snapshot's report", () => {
       facts,
       { namespace: 'default', service: 'nginx-svc' },
       {
+        code: allModes,
         invocation: {
           snapshot: 'snapshots/cilium-stale-backend',
           ...(context ? { context } : {}),
@@ -351,7 +353,7 @@ describe('hostile values in next commands', () => {
         };
         const typed: NextCommand[] = [];
         // the nodes' own drift, as `kdebug drift` shows it
-        const analysis = new Analysis(facts);
+        const analysis = new Analysis(facts, { code: allModes });
         for (const node of Object.keys(facts.nodes))
           try {
             typed.push(
@@ -365,12 +367,15 @@ describe('hostile values in next commands', () => {
           }
         for (const how of invocations(join('snapshots', dir), Object.keys(facts.nodes)))
           // the report's, resolved for this run, and the drift's, as kdebug drift resolves them
-          for (const c of [...nexts(diagnose(facts, target, { invocation: how })), ...typed]) {
+          for (const c of [
+            ...nexts(diagnose(facts, target, { code: allModes, invocation: how })),
+            ...typed,
+          ]) {
             assertRunsAsTyped(c, how);
             commands++;
           }
         if (v > 0)
-          dropped += diagnose(facts, target)
+          dropped += diagnose(facts, target, { code: allModes })
             .steps.flatMap((s) => s.findings)
             .filter((f) => !f.next).length;
         assert.ok(!existsSync(join(work, 'PWNED')), `${dir}: a payload ran`);
@@ -415,10 +420,14 @@ describe('hostile values in next commands', () => {
     const base = await readSnapshot('snapshots/selector-typo');
     for (const payload of PAYLOADS) {
       const facts = poison(base, payload);
-      const report = diagnose(facts, {
-        namespace: facts.meta.namespace!,
-        service: `nginx-svc${payload}`,
-      });
+      const report = diagnose(
+        facts,
+        {
+          namespace: facts.meta.namespace!,
+          service: `nginx-svc${payload}`,
+        },
+        { code: allModes },
+      );
       for (const f of report.steps.flatMap((s) => s.findings))
         for (const word of [...(f.next?.argv ?? []), ...(f.next?.pipe ?? []).flat()])
           assert.ok(!word.includes('PWNED'), `[${f.id}] ${shellLine(f.next!)}`);

@@ -9,6 +9,7 @@ import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts } from '../../src/core/model.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
+import { allModes } from '../support/modes.js';
 
 const TARGET = { namespace: 'default', service: 'nginx-svc' };
 
@@ -40,7 +41,8 @@ describe('collect: a selector that matches no Pod', () => {
         (r) => r.path === '/api/v1/namespaces/default/pods' && !r.query.get('labelSelector'),
       ),
     );
-    const selector = (f: Facts) => diagnose(f, TARGET).steps.find((s) => s.id === 'selector')!;
+    const selector = (f: Facts) =>
+      diagnose(f, TARGET, { code: allModes }).steps.find((s) => s.id === 'selector')!;
     const live = selector(facts).findings[0]!;
     assert.equal(live.id, 'selector-matches-no-pods');
     assert.match(live.explanation, /The nearest miss: Pods nginx-55fc968d9-4pddn/);

@@ -18,6 +18,8 @@ import { kdebugAsync } from '../support/cli.js';
 import type { ExecHandler, ExecOutput, ExecRequest } from '../support/fake-api/exec.js';
 import { typeOfKind } from '../support/fake-api/resources.js';
 import { startFakeApi, type FakeApi, type FakeApiOptions } from '../support/fake-api/server.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
+import { allModes } from '../support/modes.js';
 
 const DEMO = 'snapshots/nginx-svc';
 const TARGET = { namespace: 'default', service: 'nginx-svc' };
@@ -31,10 +33,10 @@ describe('faults in the middle of a live run (built CLI, fake API server)', () =
   before(async () => {
     served = JSON.parse(JSON.stringify(await readSnapshot(DEMO))) as Facts;
     const commands: NodeCommand[] = [
-      ...diagnosisCommands(served, TARGET),
+      ...diagnosisCommands(served, TARGET, false, new Analysis(served, { code: allModes })),
       // svc reads one Service's chains by name where a backend holds kube-proxy's chains alone:
       // the demo recorded whole dumps only, so those reads fail and the whole dumps are read
-      ...diagnosisCommands(served, TARGET, true),
+      ...diagnosisCommands(served, TARGET, true, new Analysis(served, { code: allModes })),
       { kind: 'iptables-save', backend: 'legacy' },
       { kind: 'iptables-save', backend: 'nft' },
     ];

@@ -29,6 +29,7 @@ import {
 import type { TracePacket, TraceResult } from '../../src/core/dataplane/trace/trace.js';
 import { ROOT } from '../support/cli.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
+import { allModes } from '../support/modes.js';
 
 const RECORDING = join(ROOT, 'test/fixtures/releases/37/ipvs');
 const NODE = 'node-a';
@@ -140,7 +141,8 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
     const target = { namespace: svc.namespace, service: svc.name };
     return collect(cluster, target, {
       nodes: [NODE],
-      nodeCommands: (f) => diagnosisCommands(f, target, o.byAddress),
+      nodeCommands: (f) =>
+        diagnosisCommands(f, target, o.byAddress, new Analysis(f, { code: allModes })),
       ...(o.byAddress ? { rulesOf: { namespace: svc.namespace, name: svc.name } } : {}),
     });
   }
@@ -160,14 +162,14 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
         !ran.some((c) => c === 'ipvsadm-save -n' || c.startsWith('ipset list')),
         ran.join('\n'),
       );
-      const n = new Analysis(facts).node(NODE);
+      const n = new Analysis(facts, { code: allModes }).node(NODE);
       const by = n.ipvsReadByAddress();
       assert.ok(
         by && by.virtualServers > 0 && by.entries! > 0,
         `${svc.name}: ${JSON.stringify(by)}`,
       );
       // the same packet walks to each of its addresses and ports, node ports included
-      const wholeNode = new Analysis(full).node(NODE);
+      const wholeNode = new Analysis(full, { code: allModes }).node(NODE);
       for (const p of packets(svc))
         assert.deepEqual(
           outcomes(n.trace(p)),
@@ -175,8 +177,12 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
           `${svc.name} ${p.dst}:${p.dport}`,
         );
       const target = { namespace: svc.namespace, service: svc.name };
-      const byAddress = diagnose(facts, target);
-      assert.deepEqual(marks(byAddress), marks(diagnose(full, target)), svc.name);
+      const byAddress = diagnose(facts, target, { code: allModes });
+      assert.deepEqual(
+        marks(byAddress),
+        marks(diagnose(full, target, { code: allModes })),
+        svc.name,
+      );
       // the real kube-proxy's state has no drift, and the step says how it was read
       const rules = byAddress.steps.find((s) => s.id === 'rules')!;
       assert.equal(rules.status, 'pass', `${svc.name}: ${marks(byAddress).join('\n')}`);
@@ -190,7 +196,7 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
   const named = (name: string) => services().find((s) => s.name === name)!;
   const typed = (c: NodeCommand) => typedCommand(c).join(' ');
   const rulesText = (facts: Facts, svc: Service) =>
-    diagnose(facts, { namespace: svc.namespace, service: svc.name })
+    diagnose(facts, { namespace: svc.namespace, service: svc.name }, { code: allModes })
       .steps.find((s) => s.id === 'rules')!
       .findings.map((f) => f.explanation ?? '')
       .join('\n');
@@ -227,8 +233,8 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
       .join('\n');
     const full = await read(svc, { byAddress: false, recorded });
     const target = { namespace: svc.namespace, service: svc.name };
-    const got = diagnose(facts, target);
-    assert.deepEqual(marks(got), marks(diagnose(full, target)));
+    const got = diagnose(facts, target, { code: allModes });
+    assert.deepEqual(marks(got), marks(diagnose(full, target, { code: allModes })));
     const ids = got.steps.flatMap((s) =>
       s.findings.filter((f) => f.status === 'fail' || f.status === 'warn').map((f) => f.id),
     );
@@ -262,7 +268,7 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
       errors.filter((e) => e.command.startsWith('ipvsadm')),
       [],
     );
-    const n = new Analysis(facts).node(NODE);
+    const n = new Analysis(facts, { code: allModes }).node(NODE);
     assert.equal(n.ipvsReadByAddress()?.virtualServers, undefined);
     assert.equal(n.ipvs()?.source, `nodes/${NODE}/ipvsadm-save.txt`);
     assert.match(
@@ -283,7 +289,10 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
       byAddress: true,
       answer: (c, r) => (c.kind === 'ipvs-service' ? { ...other, via: 'test' } : r),
     });
-    assert.equal(new Analysis(facts).node(NODE).ipvs()?.source, `nodes/${NODE}/ipvsadm-save.txt`);
+    assert.equal(
+      new Analysis(facts, { code: allModes }).node(NODE).ipvs()?.source,
+      `nodes/${NODE}/ipvsadm-save.txt`,
+    );
     assert.match(
       rulesText(facts, svc),
       /the whole dump instead of this Service's rules alone \(.*\) on node-a: ipvsadm -Ln -t \S+: \S+ lists TCP \S+, not TCP \S+ alone/,
@@ -307,7 +316,7 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
           : r,
     });
     assert.ok(ran.includes('ipset list -o save'), ran.join('\n'));
-    const n = new Analysis(facts).node(NODE);
+    const n = new Analysis(facts, { code: allModes }).node(NODE);
     assert.deepEqual(n.ipvsReadByAddress(), { virtualServers: 1, ipsetsWhole: true });
     const text = rulesText(facts, svc);
     assert.match(
@@ -329,9 +338,11 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
     delete outputs[vs];
     delete outputs[entry];
     const cut: Facts = { ...facts, nodes: { ...facts.nodes, [NODE]: outputs } };
-    const rules = diagnose(cut, { namespace: svc.namespace, service: svc.name }).steps.find(
-      (s) => s.id === 'rules',
-    )!;
+    const rules = diagnose(
+      cut,
+      { namespace: svc.namespace, service: svc.name },
+      { code: allModes },
+    ).steps.find((s) => s.id === 'rules')!;
     const onNode = rules.findings.filter((f) => f.node === NODE);
     assert.deepEqual(
       onNode.filter((f) => f.status === 'fail' || f.status === 'warn').map((f) => f.id),
@@ -351,7 +362,7 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
   it("says a packet to another Service's virtual server was not read, rather than that none is there", async () => {
     const facts = await read(named('cluster-ip'), { byAddress: true });
     const lb = named('lb');
-    const walk = new Analysis(facts).node(NODE).trace({
+    const walk = new Analysis(facts, { code: allModes }).node(NODE).trace({
       src: '10.244.1.77',
       dst: lb.clusterIPs[0]!,
       dport: 80,

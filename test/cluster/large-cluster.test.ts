@@ -19,6 +19,7 @@ import { GROUPED, readErrorsOf, type ReadError } from '../../src/core/facts/not-
 import { reportText } from '../../src/output/text.js';
 import { startFakeApi } from '../support/fake-api/server.js';
 import { aNode, aPod, webCluster } from './objects.js';
+import { allModes } from '../support/modes.js';
 
 const NODES = 300;
 /** Nodes without a kube-proxy Pod (its DaemonSet cannot schedule there). */
@@ -96,7 +97,7 @@ describe('a cluster of 302 nodes: svc reads the nodes that matter, and says so',
   });
 
   it('the Rules step says how many nodes it did not read, and passes nothing for them', () => {
-    const report = diagnose(facts, target);
+    const report = diagnose(facts, target, { code: allModes });
     const rules = findings(report, 'rules');
     const unread = rules.find((f) => f.id === 'rules-nodes-not-read');
     assert.ok(unread, rules.map((f) => f.id).join());
@@ -121,7 +122,7 @@ describe('a cluster of 302 nodes: svc reads the nodes that matter, and says so',
   });
 
   it('nodes in the same condition are one finding, and its text is bounded', () => {
-    const report = diagnose(facts, target);
+    const report = diagnose(facts, target, { code: allModes });
     const down = findings(report, 'kube-proxy').filter((f) => f.id === 'kube-proxy-not-running');
     assert.equal(down.length, 1);
     assert.equal(down[0]!.title, `no kube-proxy Pod on ${BROKEN} of 302 nodes`);
@@ -132,7 +133,8 @@ describe('a cluster of 302 nodes: svc reads the nodes that matter, and says so',
     assert.doesNotMatch(text, /undefined/);
     // the report grows with the nodes read (at most 20), not with the cluster
     const lines = (f: Facts) =>
-      reportText(diagnose(f, target), { verbose: true, width: 120 }).split('\n').length;
+      reportText(diagnose(f, target, { code: allModes }), { verbose: true, width: 120 }).split('\n')
+        .length;
     assert.equal(lines(twice), lines(facts));
   });
 });
@@ -141,9 +143,10 @@ describe('--all-nodes on a cluster of many nodes none of which could be read', (
   it("each step's findings stay a few, whatever the number of nodes", async () => {
     const { facts: some } = await svcOn(100, { all: true });
     const { facts: more } = await svcOn(200, { all: true });
-    const text = (f: Facts) => reportText(diagnose(f, target), { verbose: true, width: 120 });
+    const text = (f: Facts) =>
+      reportText(diagnose(f, target, { code: allModes }), { verbose: true, width: 120 });
     assert.equal(text(more).split('\n').length, text(some).split('\n').length, text(more));
-    for (const step of diagnose(more, target).steps)
+    for (const step of diagnose(more, target, { code: allModes }).steps)
       assert.ok(
         step.findings.length <= 6,
         `${step.id}: ${step.findings.map((f) => f.title).join('; ')}`,
@@ -246,7 +249,7 @@ describe('--all-nodes on 3,000 nodes whose kubelets the API server cannot reach'
   });
 
   it('the Rules step says it in one finding that names them all in JSON, a few in text', () => {
-    const report = diagnose(facts, target);
+    const report = diagnose(facts, target, { code: allModes });
     const failed = findings(report, 'rules').filter((f) => f.id === 'rules-not-read');
     assert.equal(failed.length, 1);
     assert.equal(
@@ -303,7 +306,10 @@ describe('--all-nodes on 3,000 nodes whose kubelets the API server cannot reach'
         (o) => whole.find((w) => o.kind === 'Node' && w.metadata!.name === o.metadata?.name) ?? o,
       ),
     };
-    assert.deepEqual(diagnose(facts, target), diagnose(asServed, target));
+    assert.deepEqual(
+      diagnose(facts, target, { code: allModes }),
+      diagnose(asServed, target, { code: allModes }),
+    );
   });
 
   it('one stderr line says the nodes not reached, with the reason once', () => {

@@ -26,6 +26,7 @@ import { ROOT } from '../support/cli.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 import { realIptablesMissing } from '../support/real-iptables.js';
 import { skipWithout } from '../support/skip.js';
+import { allModes } from '../support/modes.js';
 
 const RECORDING = join(ROOT, 'test/fixtures/releases/37/iptables');
 const NODE = 'node-a';
@@ -117,7 +118,8 @@ describe(
       const target = { namespace: svc.namespace, service: svc.name };
       return collect(cluster, target, {
         nodes: [NODE],
-        nodeCommands: (f) => diagnosisCommands(f, target, true),
+        nodeCommands: (f) =>
+          diagnosisCommands(f, target, true, new Analysis(f, { code: allModes })),
         // the recording's table is small: read by name all the same (a large cluster's way)
         rulesOf: { namespace: svc.namespace, name: svc.name, wholeBelow },
       });
@@ -125,12 +127,12 @@ describe(
 
     it('gives every Service the same walks as the whole dump, with no drift and nothing called missing', async () => {
       const view = clusterView(whole.objects);
-      const full = new Analysis(whole);
+      const full = new Analysis(whole, { code: allModes });
       const services = view.services.filter((s) => !s.headless && s.type !== 'ExternalName');
       assert.ok(services.length >= 12, `${services.length} Services in the recording`);
       for (const svc of services) {
         const facts = await byName(svc);
-        const read = new Analysis(facts);
+        const read = new Analysis(facts, { code: allModes });
         const n = read.node(NODE);
         assert.ok(n.chainsRead(), `${svc.name}: read by name`);
         for (const p of packets(svc))
@@ -157,10 +159,10 @@ describe(
       const svc = view.services.find((s) => s.namespace === 'matrix' && s.name === 'node-port')!;
       ran.length = 0;
       const facts = await byName(svc);
-      const read = new Set(new Analysis(facts).node(NODE).chainsRead());
+      const read = new Set(new Analysis(facts, { code: allModes }).node(NODE).chainsRead());
       /** A Service's chains in the whole dump: its port chains and its endpoints'. */
       const chainsOf = (services: Service[]) =>
-        new Analysis(whole)
+        new Analysis(whole, { code: allModes })
           .node(NODE)
           .trees(services)!
           .services.flatMap((t) =>
@@ -182,7 +184,7 @@ describe(
       assert.ok(!ran.includes('iptables-save'), 'the whole dump was not read');
       // kube-proxy's filter chains by name too: the whole filter table is not read either
       assert.ok(!ran.some((s) => s.includes('save-filter')), ran.join(' '));
-      const filter = new Analysis(facts).node(NODE).chainsRead('filter');
+      const filter = new Analysis(facts, { code: allModes }).node(NODE).chainsRead('filter');
       for (const chain of FILTER_CHAINS) assert.ok(filter?.has(chain), `filter ${chain} read`);
       // the entry chains keep node-port's rules and those of no Service, and say how many not
       const services = Object.entries(facts.nodes[NODE]!).find(
@@ -225,10 +227,12 @@ describe(
         { encoding: 'utf8' },
       );
       const facts = await byName(svc);
-      assert.ok(new Analysis(facts).node(NODE).chainsRead()!.has('MY-REDIRECT'));
+      assert.ok(
+        new Analysis(facts, { code: allModes }).node(NODE).chainsRead()!.has('MY-REDIRECT'),
+      );
       const packet = packets(svc)[0]!;
-      const walked = outcomes(new Analysis(facts), packet);
-      assert.deepEqual(walked, outcomes(new Analysis(now), packet));
+      const walked = outcomes(new Analysis(facts, { code: allModes }), packet);
+      assert.deepEqual(walked, outcomes(new Analysis(now, { code: allModes }), packet));
       assert.match(walked.join('\n'), /10\.244\.9\.9:8080/);
     });
 
@@ -240,11 +244,15 @@ describe(
         0,
         (c) => c.kind === 'iptables-chain' && c.chain.startsWith('KUBE-SVC-'),
       );
-      const n = new Analysis(facts).node(NODE);
+      const n = new Analysis(facts, { code: allModes }).node(NODE);
       assert.equal(n.chainsRead(), undefined);
       assert.deepEqual(n.drift([svc]).findings, []);
       // said on the node whatever its rules hold: a note of its own, with the failed read
-      const note = diagnose(facts, { namespace: svc.namespace, service: svc.name })
+      const note = diagnose(
+        facts,
+        { namespace: svc.namespace, service: svc.name },
+        { code: allModes },
+      )
         .steps.flatMap((s) => s.findings)
         .find((f) => f.id === 'rules-read-whole');
       assert.equal(note?.node, NODE);
@@ -258,7 +266,7 @@ describe(
       const view = clusterView(whole.objects);
       const svc = view.services.find((s) => s.namespace === 'matrix' && s.name === 'node-port')!;
       const facts = await byName(svc, 1000);
-      const n = new Analysis(facts).node(NODE);
+      const n = new Analysis(facts, { code: allModes }).node(NODE);
       assert.equal(n.chainsRead(), undefined);
       assert.equal(n.rules()?.source, `nodes/${NODE}/iptables-nft-save.txt`);
       assert.deepEqual(n.drift([svc]).findings, []);

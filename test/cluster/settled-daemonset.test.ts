@@ -11,6 +11,7 @@ import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { startFakeApi, type RequestRecord } from '../support/fake-api/server.js';
 import { aDaemonSet, aNode, aPod, webCluster } from './objects.js';
+import { allModes } from '../support/modes.js';
 
 const NODES = 60;
 const target = { namespace: 'default', service: 'web' };
@@ -99,7 +100,9 @@ describe("kube-proxy's Pods on a cluster whose DaemonSet is settled", () => {
       reads.byNode.sort(),
       readOn.map((n) => `spec.nodeName=${n}`),
     );
-    const kp = diagnose(facts, target).steps.find((s) => s.id === 'kube-proxy')!.findings;
+    const kp = diagnose(facts, target, { code: allModes }).steps.find(
+      (s) => s.id === 'kube-proxy',
+    )!.findings;
     const running = kp.find((f) => f.id === 'kube-proxy-running')!;
     assert.equal(running.status, 'pass');
     assert.equal(running.title, `kube-proxy running on ${NODES + 2} nodes`);
@@ -122,7 +125,9 @@ describe("kube-proxy's Pods on a cluster whose DaemonSet is settled", () => {
     const chosen = (facts.meta['nodeChoice'] as { chosen: { node: string; why: string[] }[] })
       .chosen;
     assert.deepEqual(chosen.find((c) => c.node === 'node-42')?.why, ['unhealthy']);
-    const kp = diagnose(facts, target).steps.find((s) => s.id === 'kube-proxy')!.findings;
+    const kp = diagnose(facts, target, { code: allModes }).steps.find(
+      (s) => s.id === 'kube-proxy',
+    )!.findings;
     assert.match(kp.find((f) => f.id === 'kube-proxy-not-running')!.title, /node-42/);
   });
 

@@ -17,6 +17,7 @@ import type { Facts, KubeObject } from '../../src/core/model.js';
 import { kdebugAsync, ROOT, type CliResult } from '../support/cli.js';
 import { typeOfKind } from '../support/fake-api/resources.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
+import { allModes } from '../support/modes.js';
 
 const DEMO = 'snapshots/nginx-svc';
 const key = (o: KubeObject) => `${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
@@ -220,7 +221,7 @@ describe('kdebug snapshot save (built CLI)', () => {
       { kind: 'proxy-mode' },
       { kind: 'ip-addr' },
       // the demo's recorded probes
-      ...probePlan(served, { namespace: 'default', service: 'nginx-svc' }),
+      ...probePlan(served, { namespace: 'default', service: 'nginx-svc' }, { code: allModes }),
     ];
     // the same context name as the original capture, so reports that name it match
     const original = fake.kubeconfig({

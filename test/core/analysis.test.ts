@@ -14,6 +14,7 @@ import { clusterView } from '../../src/core/kube/objects.js';
 import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { clusterDump, clusterObjects, NODE } from '../bench/cluster-dump.js';
+import { allModes } from '../support/modes.js';
 
 const snapshots = new URL('../../snapshots/', import.meta.url);
 const recordedDumps = readdirSync(snapshots).flatMap((dir) => {
@@ -77,7 +78,7 @@ describe('scoped expected rules', () => {
 describe('the analysis of a snapshot', () => {
   it('parses each node dump once, whoever asks: the command, the diagnosis and the TUI', async () => {
     const facts = await readSnapshot(new URL('nginx-svc', snapshots).pathname);
-    const a = new Analysis(facts);
+    const a = new Analysis(facts, { code: allModes });
     const node = Object.keys(facts.nodes)[0]!;
     const ruleset = a.node(node).rules()?.ruleset;
     assert.ok(ruleset);
@@ -96,7 +97,7 @@ describe('the analysis of a snapshot', () => {
   it('one Service drift has the findings the whole-node drift has for that Service', async () => {
     for (const dir of readdirSync(snapshots)) {
       const facts = await readSnapshot(new URL(dir, snapshots).pathname);
-      const a = new Analysis(facts);
+      const a = new Analysis(facts, { code: allModes });
       for (const node of Object.keys(facts.nodes)) {
         const n = a.node(node);
         if (!n.rules()?.ruleset || n.driftUnavailable()) continue;
@@ -125,9 +126,9 @@ describe('the TUI, reading a live run in parts: each dump parsed once', () => {
     const [a, b] = Object.keys(full.nodes) as [string, string];
     // the first part: node a read; the second: node b too, and a's dump unchanged
     const first = { ...full, nodes: { [a]: { ...full.nodes[a]! } } };
-    const earlier = analyze(first, { target: NGINX }).analysis;
+    const earlier = analyze({ facts: first, code: allModes }, { target: NGINX }).analysis;
     const before = earlier.node(a).rules()!.ruleset!;
-    const second = analyze(full, { target: NGINX }, earlier).analysis;
+    const second = analyze({ facts: full, code: allModes }, { target: NGINX }, earlier).analysis;
     assert.equal(second.node(a).rules()!.ruleset, before, 'the same parse, not a new one');
     assert.ok(second.node(b).rules()!.ruleset, 'the new node parsed');
     // a ctrl-r that read a different dump for node a: parsed again
@@ -138,7 +139,7 @@ describe('the TUI, reading a live run in parts: each dump parsed once', () => {
         [a]: { ...full.nodes[a]!, 'iptables-save': `${full.nodes[a]!['iptables-save']!}\n` },
       },
     };
-    const third = analyze(changed, { target: NGINX }, second).analysis;
+    const third = analyze({ facts: changed, code: allModes }, { target: NGINX }, second).analysis;
     assert.notEqual(third.node(a).rules()!.ruleset, before);
     assert.equal(third.node(b).rules()!.ruleset, second.node(b).rules()!.ruleset);
   });

@@ -11,6 +11,7 @@ import { diagnose } from '../../src/core/diagnose.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { shownStepStatus, type Facts, type Finding, type Report } from '../../src/core/model.js';
 import { dumps, facts, healthy, probeOut, TARGET } from './checks/builders.js';
+import { allModes } from '../support/modes.js';
 
 /** A step's bare ✓, and the findings (anywhere in the report) that say it cannot be one. */
 const CONTRADICTS: { step: string; by: string[]; onEndpointNodes?: boolean }[] = [
@@ -145,7 +146,7 @@ function variants(facts: Facts): { what: string; facts: Facts }[] {
 describe('the contradiction check itself', () => {
   it('flags a pass with a part not observed, or for a node where nothing was observed', () => {
     const f = healthy();
-    const r = diagnose(facts(f, dumps(f)), TARGET);
+    const r = diagnose(facts(f, dumps(f)), TARGET, { code: allModes });
     const step = r.steps.find((s) => s.id === 'rules')!;
     step.findings.push({
       id: 'rules-match',
@@ -174,7 +175,11 @@ describe('findings never contradict each other', () => {
       const base = await readSnapshot(join('snapshots', dir));
       const service = (base.meta.service as string | undefined) ?? 'nginx-svc';
       for (const v of variants(base)) {
-        const r = diagnose(v.facts, { namespace: base.meta.namespace ?? 'default', service });
+        const r = diagnose(
+          v.facts,
+          { namespace: base.meta.namespace ?? 'default', service },
+          { code: allModes },
+        );
         assert.deepEqual(contradictions(r, v.facts), [], `${dir}, ${v.what}`);
       }
     });
@@ -208,7 +213,7 @@ describe('findings never contradict each other on a built cluster (two nodes, we
   ] as [string, Facts][])
     it(what, () => {
       for (const v of variants(f)) {
-        const r = diagnose(v.facts, TARGET);
+        const r = diagnose(v.facts, TARGET, { code: allModes });
         assert.deepEqual(contradictions(r, v.facts), [], `${what}, ${v.what}`);
       }
     });

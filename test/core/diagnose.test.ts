@@ -3,14 +3,17 @@ import { describe, it } from 'node:test';
 import { diagnose, probePlan, STEPS } from '../../src/core/diagnose.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { aService, dumps, facts, healthy, listedWhole, TARGET } from './checks/builders.js';
+import { allModes } from '../support/modes.js';
 
-const statuses = (f: Facts, o: Parameters<typeof diagnose>[2] = {}) =>
-  Object.fromEntries(diagnose(f, TARGET, o).steps.map((s) => [s.id, s.status]));
+const statuses = (f: Facts, o: Partial<Parameters<typeof diagnose>[2]> = {}) =>
+  Object.fromEntries(
+    diagnose(f, TARGET, { code: allModes, ...o }).steps.map((s) => [s.id, s.status]),
+  );
 
 describe('diagnose', () => {
   it('runs the ten steps in order', () => {
     assert.deepEqual(
-      diagnose(facts(healthy()), TARGET).steps.map((s) => s.id),
+      diagnose(facts(healthy()), TARGET, { code: allModes }).steps.map((s) => s.id),
       [
         'service',
         'ports',
@@ -43,7 +46,7 @@ describe('diagnose', () => {
     );
     assert.equal(s['endpoints'], 'pass');
     assert.equal(
-      diagnose(facts(healthy()), TARGET, { collecting: { nodes: true } }).status,
+      diagnose(facts(healthy()), TARGET, { code: allModes, collecting: { nodes: true } }).status,
       'pending',
     );
   });
@@ -55,7 +58,7 @@ describe('diagnose', () => {
   });
 
   it('a healthy cluster with its rules: nothing fails or warns', () => {
-    const report = diagnose(facts(healthy(), dumps(healthy())), TARGET);
+    const report = diagnose(facts(healthy(), dumps(healthy())), TARGET, { code: allModes });
     assert.deepEqual(
       report.steps.filter((s) => s.status === 'fail' || s.status === 'warn').map((s) => s.id),
       [],
@@ -70,7 +73,9 @@ describe('diagnose', () => {
   });
 
   it('a missing Service fails step 1 and skips the rest', () => {
-    const report = diagnose(listedWhole(facts([aService({ name: 'other' })])), TARGET);
+    const report = diagnose(listedWhole(facts([aService({ name: 'other' })])), TARGET, {
+      code: allModes,
+    });
     assert.equal(report.steps[0]!.status, 'fail');
     assert.deepEqual(new Set(report.steps.slice(1).map((s) => s.status)), new Set(['skip']));
     assert.equal(report.status, 'fail');
@@ -110,6 +115,7 @@ describe('diagnose', () => {
         'node-a': { 'iptables-save': 'garbage\n', 'proxy-mode': '\u0000', 'tcp-connect_x_1': '' },
       }),
       TARGET,
+      { code: allModes },
     );
     assert.equal(report.steps.length, 10);
     assert.ok(
@@ -119,7 +125,7 @@ describe('diagnose', () => {
   });
 
   it('plans the probes the steps read', () => {
-    assert.deepEqual(probePlan(facts(healthy()), TARGET), [
+    assert.deepEqual(probePlan(facts(healthy()), TARGET, { code: allModes }), [
       {
         kind: 'dns-lookup',
         name: 'web.default.svc.cluster.local',
@@ -131,6 +137,6 @@ describe('diagnose', () => {
       { kind: 'tcp-connect', ip: '10.244.1.6', port: 8080 },
       { kind: 'icmp-echo', ip: '10.96.0.50' },
     ]);
-    assert.deepEqual(probePlan(facts([]), TARGET), []);
+    assert.deepEqual(probePlan(facts([]), TARGET, { code: allModes }), []);
   });
 });

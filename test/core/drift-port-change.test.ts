@@ -16,6 +16,7 @@ import { clusterView } from '../../src/core/kube/objects.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
+import { allModes } from '../support/modes.js';
 
 const NODE = 'test-node';
 const LB = 'ns1/lb:p80';
@@ -128,7 +129,7 @@ describe('a port change on every node', () => {
       (o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc',
     ) as unknown as { spec: { ports: { port: number }[] } };
     svc.spec.ports[0]!.port = 9090;
-    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' }, { code: allModes });
     const stale = r.steps
       .find((s) => s.id === 'rules')!
       .findings.filter((f) => f.id === 'service-rules-missing');

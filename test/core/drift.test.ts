@@ -28,6 +28,7 @@ import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
+import { allModes } from '../support/modes.js';
 
 const NODE = 'test-node';
 const objects: KubeObject[] = [
@@ -489,7 +490,7 @@ describe('drift on the snapshots', () => {
   for (const [dir, node, want, notes] of cases) {
     it(`${dir} ${node}: ${want.length ? want.join(', ') : 'no drift'}`, async () => {
       const facts = await readSnapshot(`snapshots/${dir}`);
-      const d = new Analysis(facts).node(node).drift();
+      const d = new Analysis(facts, { code: allModes }).node(node).drift();
       assert.deepEqual(ids(d.findings.filter((f) => severityOf(f) !== 'info')), want);
       assert.deepEqual(d.notes?.map((n) => n.id) ?? [], notes);
       if (dir !== 'nginx-svc')
@@ -503,7 +504,7 @@ describe('drift on the snapshots', () => {
 
   it('the v1.15 demo: every Service port routes as expected, spelled as an older kube-proxy writes', async () => {
     const facts = await readSnapshot('snapshots/nginx-svc');
-    const d = new Analysis(facts).node('vm-12-7-centos').drift();
+    const d = new Analysis(facts, { code: allModes }).node('vm-12-7-centos').drift();
     assert.match(d.writtenBy!, /masquerade rules in KUBE-SERVICES \(v1\.20 or earlier\)/);
     // the spelling of 5 Service ports and the node's own chains, folded into one line
     assert.deepEqual(
@@ -520,7 +521,7 @@ describe('the evidence of a finding on a v1.15 node (the demo, one rule deleted)
   async function finding(edit: (dump: string) => string) {
     const facts = await readSnapshot('snapshots/nginx-svc');
     facts.nodes[node]!['iptables-save'] = edit(facts.nodes[node]!['iptables-save']!);
-    const na = new Analysis(facts).node(node);
+    const na = new Analysis(facts, { code: allModes }).node(node);
     const d = na.drift().findings.find((f) => severityOf(f) !== 'info')!;
     const judged = judgedOnNode(d, 'test', {
       holds: (l) => na.holds(l),

@@ -10,6 +10,7 @@ import { diagnose } from '../../src/core/diagnose.js';
 import { severityOf } from '../../src/core/dataplane/drift.js';
 import { endpointSource } from '../../src/core/dataplane/kube-proxy/endpoint-source.js';
 import { dualStackKubeProxy } from '../support/dual-stack-release.js';
+import { allModes } from '../support/modes.js';
 
 const NODE = 'vm-12-7-centos';
 
@@ -21,7 +22,7 @@ async function sliceMoved(release?: 'v1.21') {
   for (const e of slice['endpoints'] as { addresses: string[] }[])
     if (e.addresses[0] === '10.244.0.3') e.addresses = ['10.244.0.9'];
   if (release) dualStackKubeProxy(facts.objects);
-  return new Analysis(facts).node(NODE);
+  return new Analysis(facts, { code: allModes }).node(NODE);
 }
 
 describe('the endpoints kube-proxy is expected to hold, by its release', () => {
@@ -108,7 +109,7 @@ describe('step 4 on v1.15 nodes: the Endpoints kube-proxy routes by', () => {
   it('no EndpointSlice while the Endpoints list the Pods: a warning that says kube-proxy still routes there', async () => {
     const facts = await readSnapshot('snapshots/nginx-svc');
     facts.objects = facts.objects.filter((o) => o.kind !== 'EndpointSlice');
-    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' }, { code: allModes });
     const f = r.steps
       .find((s) => s.id === 'endpoints')!
       .findings.find((x) => x.id === 'pod-missing-from-endpoints')!;

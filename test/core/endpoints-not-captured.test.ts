@@ -8,6 +8,7 @@ import { Analysis } from '../../src/core/nodes/analysis.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { severityOf } from '../../src/core/dataplane/drift.js';
 import { driftText } from '../../src/output/drift.js';
+import { allModes } from '../support/modes.js';
 
 const NODE = 'vm-12-7-centos';
 
@@ -28,7 +29,7 @@ async function withoutEndpoints(forbidden = false) {
 
 describe('the Endpoints a v1.15 kube-proxy reads, not captured', () => {
   it('drift says the Service ports were not compared, with no endpoint-stale', async () => {
-    const d = new Analysis(await withoutEndpoints()).node(NODE).drift();
+    const d = new Analysis(await withoutEndpoints(), { code: allModes }).node(NODE).drift();
     assert.deepEqual(
       d.findings.filter((f) => severityOf(f) !== 'info').map((f) => f.id),
       [],
@@ -37,19 +38,23 @@ describe('the Endpoints a v1.15 kube-proxy reads, not captured', () => {
   });
 
   it('the headline counts no Service port compared beside the note that none was', async () => {
-    const d = new Analysis(await withoutEndpoints()).node(NODE).drift();
+    const d = new Analysis(await withoutEndpoints(), { code: allModes }).node(NODE).drift();
     const text = driftText({ label: 'snapshot', nodes: [d], drifted: false, notCompared: [] });
     assert.match(text.replace(/\s+/g, ' '), /: 0 Service ports compared with what kube-proxy/);
     assert.match(text, /note table-not-captured/);
   });
 
   it('a refused read of the Endpoints says so', async () => {
-    const na = new Analysis(await withoutEndpoints(true)).node(NODE);
+    const na = new Analysis(await withoutEndpoints(true), { code: allModes }).node(NODE);
     assert.match(na.expected().endpointsFrom.notRead!, /forbidden/);
   });
 
   it('step 7 does not pass: its nodes are not compared', async () => {
-    const r = diagnose(await withoutEndpoints(), { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(
+      await withoutEndpoints(),
+      { namespace: 'default', service: 'nginx-svc' },
+      { code: allModes },
+    );
     const rules = r.steps.find((s) => s.id === 'rules')!;
     assert.equal(
       rules.findings.some((f) => f.status === 'pass'),

@@ -13,6 +13,7 @@ import { unavailableText } from '../../src/core/nodes/drift-unavailable.js';
 import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
 import { buildIpvsTrees } from '../../src/core/dataplane/ipvs/trees.js';
 import { rulesText } from '../../src/output/rules.js';
+import { allModes } from '../support/modes.js';
 
 const SAVED = `-A -t 10.1.0.1:443 -s rr
 -a -t 10.1.0.1:443 -r 10.0.12.7:6443 -m -w 1
@@ -133,7 +134,7 @@ describe('IPVS: a snapshot whose ipvsadm-save was cut mid-line (r137 i3)', () =>
   };
 
   it('drift does not compare it: nothing past the cut is said missing', async () => {
-    const analysis = new Analysis(await cut());
+    const analysis = new Analysis(await cut(), { code: allModes });
     const why = analysis.node('vm-12-7-centos').driftUnavailable();
     assert.equal(why?.kind, 'listing-cut');
     assert.match(
@@ -143,7 +144,11 @@ describe('IPVS: a snapshot whose ipvsadm-save was cut mid-line (r137 i3)', () =>
   });
 
   it('svc: the node is not compared, and no stale real server is made of the cut line', async () => {
-    const r = diagnose(await cut(), { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(
+      await cut(),
+      { namespace: 'default', service: 'nginx-svc' },
+      { code: allModes },
+    );
     const on7 = r.steps
       .flatMap((s) => s.findings)
       .filter((f) => f.node === 'vm-12-7-centos' || f.title.includes('vm-12-7-centos'));

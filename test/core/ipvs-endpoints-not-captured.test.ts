@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
+import { allModes } from '../support/modes.js';
 
 const NODE = 'vm-12-7-centos';
 
@@ -18,7 +19,7 @@ async function asV117(endpoints: boolean) {
       JSON.stringify(facts.objects).replaceAll('v1.29.10', 'v1.17.17'),
     ) as typeof facts.objects
   ).filter((o) => endpoints || o.kind !== 'Endpoints');
-  return new Analysis(facts).node(NODE);
+  return new Analysis(facts, { code: allModes }).node(NODE);
 }
 
 describe('IPVS drift: the Endpoints a v1.17 kube-proxy reads, not captured', () => {

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import type { Facts } from '../../src/core/model.js';
+import { allModes } from '../support/modes.js';
 
 const NODE = 'vm-12-11-centos';
 const RULE =
@@ -28,7 +29,7 @@ async function broken(rule: (text: string) => string): Promise<Facts> {
 }
 
 const masquerade = (facts: Facts) => {
-  const d = new Analysis(facts).node(NODE).drift();
+  const d = new Analysis(facts, { code: allModes }).node(NODE).drift();
   return {
     missing: d.findings.filter((f) => f.id === 'masquerade-missing'),
     said: [...d.findings, ...(d.notes ?? []), ...(d.notRead ?? [])].filter((f) =>

@@ -7,6 +7,7 @@ import { analyze } from '../../src/tui/data.js';
 import { Rules, rulesModel } from '../../src/tui/screens/Rules.js';
 import { initialState } from '../../src/tui/state.js';
 import { frame, renderPlain } from '../tui/harness.js';
+import { allModes } from '../support/modes.js';
 
 describe('the Rules screen of an IPVS-mode nat table', () => {
   it('says KUBE-SERVICES holds no per-Service entries as IPVS mode writes it', () => {
@@ -17,7 +18,10 @@ describe('the Rules screen of an IPVS-mode nat table', () => {
       ),
       'utf8',
     );
-    const data = analyze({ objects: [], nodes: {}, meta: {} }, { rules: { label: 'p.txt', text } });
+    const data = analyze(
+      { facts: { objects: [], nodes: {}, meta: {} }, code: allModes },
+      { rules: { label: 'p.txt', text } },
+    );
     const state = initialState('rules');
     const r = renderPlain(
       <Rules model={rulesModel(state, data.nodes, undefined, 120, 30)} state={state} />,

@@ -27,6 +27,7 @@ import { skipWithout } from '../support/skip.js';
 import { ids, run } from './checks/builders.js';
 import { unavailableText } from '../../src/core/nodes/drift-unavailable.js';
 import type { ServiceListScope } from '../../src/core/facts/service-list-scope.js';
+import { allModes } from '../support/modes.js';
 
 const NODE = 'node-a';
 const OBJECTS = [
@@ -373,7 +374,7 @@ describe('IPVS mode through the analysis', () => {
   };
 
   it('reads the node in IPVS mode: trees named by the objects, no drift', () => {
-    const n = new Analysis(facts(outputs)).node(NODE);
+    const n = new Analysis(facts(outputs), { code: allModes }).node(NODE);
     assert.equal(n.dataplane()?.mode, 'ipvs');
     const web = n.trees()!.services.find((t) => t.name === 'shop/web:http');
     assert.equal(web?.clusterIP, '10.96.0.20');
@@ -395,17 +396,20 @@ describe('IPVS mode through the analysis', () => {
 
   it('says what was not read: without ipvsadm-save no drift, without ipset-save no ipsets compared', () => {
     const { 'ipvsadm-save': _, ...noServers } = outputs;
-    const why = new Analysis(facts(noServers)).node(NODE).driftUnavailable();
+    const why = new Analysis(facts(noServers), { code: allModes }).node(NODE).driftUnavailable();
     assert.equal(why?.kind, 'state-not-read');
     assert.match(
       unavailableText(NODE, why!),
       /IPVS mode and its virtual servers \(ipvsadm-save -n\) were not read/,
     );
     const { 'ipset-save': __, ...noSets } = outputs;
-    assert.deepEqual(new Analysis(facts(noSets)).node(NODE).drift().tables, ['ipvs', 'kube-ipvs0']);
+    assert.deepEqual(new Analysis(facts(noSets), { code: allModes }).node(NODE).drift().tables, [
+      'ipvs',
+      'kube-ipvs0',
+    ]);
     // ipsets that do not read leave the virtual servers compared, and say why
     const badSets = { ...outputs, 'ipset-save': 'add KUBE-NOPE 1.2.3.4\n' };
-    const d = new Analysis(facts(badSets)).node(NODE).drift();
+    const d = new Analysis(facts(badSets), { code: allModes }).node(NODE).drift();
     assert.deepEqual([d.tables, d.findings], [['ipvs', 'kube-ipvs0'], []]);
     assert.match(
       d.notRead?.[0]?.explanation ?? '',
@@ -588,7 +592,7 @@ describe('IPVS mode: a packet walked', () => {
       },
       meta: {},
     };
-    return new Analysis(f);
+    return new Analysis(f, { code: allModes });
   };
   const walk = (
     a: Analysis,
@@ -695,7 +699,7 @@ describe('IPVS mode: a node without ipvsadm-save', () => {
       nodes: { [NODE]: { 'proxy-mode': 'ipvs', 'ipvsadm-list': `${listing}\n` } },
       meta: {},
     };
-    const n = new Analysis(f).node(NODE);
+    const n = new Analysis(f, { code: allModes }).node(NODE);
     assert.equal(n.ipvs()?.source, 'nodes/node-a/ipvsadm-list.txt');
     assert.deepEqual(
       n.drift().findings.map((x) => x.title),

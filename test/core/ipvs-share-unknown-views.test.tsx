@@ -12,6 +12,7 @@ import { Rules, rulesModel } from '../../src/tui/screens/Rules.js';
 import { initialState } from '../../src/tui/state.js';
 import { frame, renderPlain } from '../tui/harness.js';
 import { kdebug } from '../support/cli.js';
+import { allModes } from '../support/modes.js';
 
 const SNAPSHOT = new URL('../../snapshots/ipvs-stale-real-server', import.meta.url).pathname;
 const NODE = 'vm-12-7-centos';
@@ -25,7 +26,7 @@ async function realServerRows(scheduler: string): Promise<string[]> {
     `-A -t ${VS} -s rr`,
     `-A -t ${VS} -s ${scheduler}`,
   );
-  const nodes = analyze(facts).nodes.filter((n) => n.name === NODE);
+  const nodes = analyze({ facts, code: allModes }).nodes.filter((n) => n.name === NODE);
   const state = initialState('rules');
   const open = Object.fromEntries(
     rulesModel(state, nodes, undefined, 160, 60).rows.map((r) => [r.key, true]),

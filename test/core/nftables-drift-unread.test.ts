@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import type { NodeDrift } from '../../src/core/dataplane/drift.js';
 import { clusterIpObjects, labListing } from '../support/nft-lab.js';
+import { allModes } from '../support/modes.js';
 
 const SOURCE = 'nodes/node-a/nft-ip-kube-proxy-text.txt';
 const ELEMENT = '10.96.33.216 . tcp . 80 : goto service-FN4G4LLS-matrix/cluster-ip/tcp/http,';
@@ -17,7 +18,7 @@ const HAND_EDIT = '\t\tmeta l4proto tcp dnat ip to 10.244.1.9 . 80';
 /** node-a's drift (the whole node) against matrix/cluster-ip with these endpoints. */
 function drift(text: string, endpoints: string[]): NodeDrift {
   const nodes = { 'node-a': { 'nft-ip-kube-proxy-text': text } };
-  return new Analysis({ objects: clusterIpObjects(endpoints), nodes, meta: {} })
+  return new Analysis({ objects: clusterIpObjects(endpoints), nodes, meta: {} }, { code: allModes })
     .node('node-a')
     .drift();
 }

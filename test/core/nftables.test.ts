@@ -20,6 +20,7 @@ import { portChain } from '../../src/core/dataplane/nftables/trees/port-chain.js
 import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';
 import { rulesDoc } from '../../src/output/rules.js';
 import { unavailableText } from '../../src/core/nodes/drift-unavailable.js';
+import { allModes } from '../support/modes.js';
 
 const fixture = readFileSync(
   new URL('../fixtures/nft/kube-proxy-1.37-node-a.json', import.meta.url),
@@ -429,7 +430,7 @@ describe('the nft text listing', () => {
       },
       meta: {},
     };
-    const why = new Analysis(facts).node('node-a').driftUnavailable();
+    const why = new Analysis(facts, { code: allModes }).node('node-a').driftUnavailable();
     assert.equal(why?.kind, 'listing-cut');
     assert.match(
       unavailableText('node-a', why!),

@@ -6,6 +6,7 @@ import { Analysis } from '../../src/core/nodes/analysis.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { parseVersion } from '../../src/core/version.js';
 import { facts, kubeProxy, twoNodes } from './checks/builders.js';
+import { allModes } from '../support/modes.js';
 
 const configMap = (mode: string, cidr: string): KubeObject => ({
   apiVersion: 'v1',
@@ -34,6 +35,7 @@ describe('node state: the proxy mode', () => {
       facts([...twoNodes(), ...kubeProxy(), configMap('iptables', '10.244.0.0/16')], {
         'node-a': { 'proxy-mode': 'ipvs\n' },
       }),
+      { code: allModes },
     );
     assert.equal(a.state('node-a').mode.value, 'ipvs');
     assert.equal(a.state('node-a').mode.from, 'proxyMode');
@@ -49,6 +51,7 @@ describe('node state: the proxy mode', () => {
       facts([...twoNodes(), ...kubeProxy()], {
         'node-a': { 'proxy-mode': '404 page not found\n' },
       }),
+      { code: allModes },
     );
     assert.equal(a.state('node-a').mode.value, 'iptables');
     assert.equal(a.state('node-a').mode.from, 'default');
@@ -61,6 +64,7 @@ describe('node state: the proxy mode', () => {
       facts([...twoNodes(), ...kubeProxy(['node-a', 'node-b'], { notReadyOn: 'node-b' })], {
         'node-b': { 'proxy-mode': 'nftables' },
       }),
+      { code: allModes },
     );
     assert.equal(a.state('node-b').mode.stale, true);
     assert.equal(a.state('node-b').mode.evidence.kind, 'not-observed');
@@ -73,6 +77,7 @@ describe('node state: the configuration', () => {
       facts([...twoNodes(), ...kubeProxy(), configMap('iptables', '10.244.0.0/16')], {
         'node-a': { 'proxy-configz': configz('ipvs', '10.9.0.0/16') },
       }),
+      { code: allModes },
     );
     const s = a.state('node-a');
     assert.equal(s.config.from, 'configz');
@@ -87,7 +92,9 @@ describe('node state: the configuration', () => {
 
   it('is the defaults, assumed, with the error, when the ConfigMap does not read', () => {
     const broken: KubeObject = { ...configMap('x', 'y'), data: { 'config.conf': 'mode: [' } };
-    const s = new Analysis(facts([...twoNodes(), ...kubeProxy(), broken])).state('node-a');
+    const s = new Analysis(facts([...twoNodes(), ...kubeProxy(), broken]), {
+      code: allModes,
+    }).state('node-a');
     assert.equal(s.config.from, 'default');
     assert.ok(s.config.error);
     assert.equal(s.config.evidence.kind, 'not-observed');
@@ -103,6 +110,7 @@ describe('node state: the kube-proxy version', () => {
           'proxy-metrics': 'kubernetes_build_info{git_version="v1.34.2",major="1",minor="34"} 1\n',
         },
       }),
+      { code: allModes },
     );
     assert.deepEqual(a.state('node-a').version?.value, {
       text: 'v1.34.2',
@@ -127,28 +135,35 @@ describe('node state: the kube-proxy version', () => {
       ['mcr.microsoft.com/oss/kubernetes/kube-proxy:v1.30.7-hotfix.20241120', 'v1.30.7'],
     ])
       assert.equal(
-        new Analysis(facts([...twoNodes(), ...withImage(kubeProxy(), image!)])).state('node-a')
-          .version?.value.text,
+        new Analysis(facts([...twoNodes(), ...withImage(kubeProxy(), image!)]), {
+          code: allModes,
+        }).state('node-a').version?.value.text,
         text,
         image,
       );
   });
 
   it("falls back to the Node's nodeInfo, then, on k3s and RKE2 without a kube-proxy Pod, the kubelet", () => {
-    const old = new Analysis(facts([...nodeInfo({ kubeProxyVersion: 'v1.30.1' }), ...kubeProxy()]));
+    const old = new Analysis(
+      facts([...nodeInfo({ kubeProxyVersion: 'v1.30.1' }), ...kubeProxy()]),
+      { code: allModes },
+    );
     assert.equal(old.state('node-a').version?.from, 'nodeInfo');
-    const k3s = new Analysis(facts(nodeInfo({ kubeletVersion: 'v1.31.4+k3s1' })));
+    const k3s = new Analysis(facts(nodeInfo({ kubeletVersion: 'v1.31.4+k3s1' })), {
+      code: allModes,
+    });
     assert.equal(k3s.state('node-a').version?.from, 'embedded');
     assert.equal(k3s.state('node-a').version?.value.text, 'v1.31.4');
     assert.match(k3s.state('node-a').version!.source, /k3s runs kube-proxy inside its own process/);
     // a plain kubelet's version says nothing of a kube-proxy that runs apart
-    const plain = new Analysis(facts(nodeInfo({ kubeletVersion: 'v1.31.4' })));
+    const plain = new Analysis(facts(nodeInfo({ kubeletVersion: 'v1.31.4' })), { code: allModes });
     assert.equal(plain.state('node-a').version, undefined);
   });
 
   it('is unknown, never guessed, when nothing names it', () => {
     assert.equal(
-      new Analysis(facts([...twoNodes(), ...kubeProxy()])).state('node-a').version,
+      new Analysis(facts([...twoNodes(), ...kubeProxy()]), { code: allModes }).state('node-a')
+        .version,
       undefined,
     );
     for (const s of ['latest', 'v1', '', 'sha256:ab', 'v1.30.x'])

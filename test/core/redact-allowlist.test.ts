@@ -19,6 +19,7 @@ import {
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { familyOf } from '../../src/core/ipv6.js';
 import { redactFacts } from '../../src/core/redact/redact.js';
+import { allModes } from '../support/modes.js';
 
 /** The secret: letters only, so no encoding (JSON, YAML, a URL) can hide it from a search. */
 const M = 'KDEBUGMARKER';
@@ -587,7 +588,7 @@ describe('a marker in every field an object and meta.json can hold', () => {
   it('reads the same model, and diagnoses the same, but for the fields narrowed on purpose', () => {
     assert.deepEqual(model(out, false), model(marked, true));
     const marks = (f: Facts) =>
-      diagnose(f, { namespace: 'default', service: 'web' }).steps.map((s) => [
+      diagnose(f, { namespace: 'default', service: 'web' }, { code: allModes }).steps.map((s) => [
         s.id,
         s.status,
         s.findings.map((x) => `${x.id} ${x.status}`),
@@ -721,7 +722,7 @@ describe('every bundled snapshot reads and diagnoses the same once redacted', ()
       assert.ok(services.length >= 3);
       for (const s of services) {
         const target = { namespace: s.namespace, service: s.name };
-        const steps = (f: Facts) => diagnose(f, target).steps;
+        const steps = (f: Facts) => diagnose(f, target, { code: allModes }).steps;
         assert.deepEqual(steps(redacted), steps(original), `${dir}: ${target.service}`);
       }
     });

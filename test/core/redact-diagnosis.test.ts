@@ -17,6 +17,7 @@ import {
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import { redactFacts } from '../../src/core/redact/redact.js';
+import { allModes } from '../support/modes.js';
 
 /** Off, kube-proxy 1.18 to 1.21 proxies from the Endpoints, not the EndpointSlices. */
 const GATES = { EndpointSliceProxying: false, KubeProxyNFTablesLocalhostNodePorts: true };
@@ -61,13 +62,15 @@ const statusUnread = (f: Facts): Facts => ({
 /** What each node's kube-proxy and Cilium agent are read as, and the diagnosis of each Service. */
 function read(f: Facts) {
   const view = clusterView(f.objects);
-  const analysis = new Analysis(f);
+  const analysis = new Analysis(f, { code: allModes });
   return {
     nodes: view.nodes.map((n) => {
       const s = analysis.state(n.name);
       return [n.name, s.config.value, s.version?.value.text, s.cilium?.version];
     }),
-    steps: view.services.map((s) => diagnose(f, { namespace: s.namespace, service: s.name }).steps),
+    steps: view.services.map(
+      (s) => diagnose(f, { namespace: s.namespace, service: s.name }, { code: allModes }).steps,
+    ),
   };
 }
 
@@ -90,7 +93,7 @@ describe('a bundled snapshot diagnoses the same once redacted', () => {
 
   it("cilium-stale-backend, its agents' status not read", async () => {
     const redacted = assertSame(statusUnread(await readSnapshot('snapshots/cilium-stale-backend')));
-    const agent = new Analysis(redacted).state('vm-12-11-centos').cilium;
+    const agent = new Analysis(redacted, { code: allModes }).state('vm-12-11-centos').cilium;
     assert.equal(agent?.version, 'v1.18.6');
   });
 });

@@ -8,6 +8,7 @@ import { clusterView, kubeProxyConfigOf } from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { readErrorsOf } from '../../src/core/facts/not-read.js';
 import { redactFacts, saltedHash } from '../../src/core/redact/redact.js';
+import { allModes } from '../support/modes.js';
 
 const SERVER = 'https://203.0.113.10:6443';
 const CONTEXT = 'arn:aws:eks:eu-west-1:123456789012:cluster/prod';
@@ -269,7 +270,8 @@ describe("kube-proxy's configuration, redacted", () => {
       containers: [{ name: 'cilium-agent', image }],
     });
     const version = (objects: KubeObject[]) =>
-      new Analysis({ objects, nodes: {}, meta: {} }).state('node-a').cilium?.version;
+      new Analysis({ objects, nodes: {}, meta: {} }, { code: allModes }).state('node-a').cilium
+        ?.version;
     assert.equal(version([pod!]), 'v1.18.6');
     assert.equal(version([agent]), 'v1.18.6');
   });
@@ -289,7 +291,7 @@ describe("kube-proxy's configuration, redacted", () => {
       status: { nodeInfo: { operatingSystem: 'linux', ...nodeInfo } },
     });
     const state = (objects: KubeObject[]) => {
-      const s = new Analysis({ objects, nodes: {}, meta: {} }).state('node-a');
+      const s = new Analysis({ objects, nodes: {}, meta: {} }, { code: allModes }).state('node-a');
       return [s.embeddedIn, s.version?.value.text, s.version?.from, s.version?.source];
     };
     const infos: Record<string, string>[] = [

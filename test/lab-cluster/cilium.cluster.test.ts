@@ -21,6 +21,7 @@ import { goUnavailable } from '../support/cluster/build.js';
 import { buildCiliumRef, runCiliumRef } from '../support/cilium/build.js';
 import { skipWithout } from '../support/skip.js';
 import { aCiliumAgent, aCiliumConfig } from '../support/builders.js';
+import { allModes } from '../support/modes.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const OBJECTS = join(ROOT, 'test/fixtures/releases/37/iptables/objects.json');
@@ -105,7 +106,7 @@ describe("Cilium's control plane, live", skipWithout(goUnavailable() ?? ''), () 
         },
         meta: {},
       };
-      const d = new Analysis(facts).node('node-a').drift();
+      const d = new Analysis(facts, { code: allModes }).node('node-a').drift();
       assert.deepEqual(
         d.findings.map((f) => f.id),
         [],

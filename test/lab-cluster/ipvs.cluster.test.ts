@@ -18,6 +18,7 @@ import { IPVS_NODE, ipvsVmUnavailable, recordIpvsNode } from '../support/ipvs-vm
 import { ipvsDifferences } from '../support/ipvs-vm/truth.js';
 import { skipWithout } from '../support/skip.js';
 import { LATEST_PATCH } from '../versions/record.js';
+import { allModes } from '../support/modes.js';
 
 const PREFIX = 'kdi';
 const why = goUnavailable() ?? clusterUnavailable() ?? ipvsVmUnavailable();
@@ -49,7 +50,7 @@ for (const minor of [30, 37])
       it('kdebug expect equals what it programmed on the node; drift finds nothing', async () => {
         const seconds = recordIpvsNode(c, PREFIX, { snapshot, vm: join(tmp, 'vm') });
         console.error(`the IPVS VM ran kube-proxy ${LATEST_PATCH[minor]} in ${seconds} s`);
-        const analysis = new Analysis(await readSnapshot(snapshot));
+        const analysis = new Analysis(await readSnapshot(snapshot), { code: allModes });
         assert.equal(analysis.state(IPVS_NODE).mode.value, 'ipvs');
         assert.equal(analysis.state(IPVS_NODE).version?.value.minor, minor);
         assert.deepEqual(ipvsDifferences(analysis, IPVS_NODE), []);

@@ -17,6 +17,7 @@ import { reportText } from '../../src/output/text.js';
 import { App } from '../../src/tui/App.js';
 import { kdebug } from '../support/cli.js';
 import { press, render, settle } from '../tui/harness.js';
+import { allModes } from '../support/modes.js';
 
 const TARGET = { namespace: 'default', service: 'nginx-svc' };
 const demo = JSON.parse(
@@ -124,7 +125,7 @@ describe('hostile objects and node outputs, fuzzed', () => {
     for (const seed of SEEDS) {
       const facts = mutated(seed);
       const t0 = performance.now();
-      const report = diagnose(facts, TARGET);
+      const report = diagnose(facts, TARGET, { code: allModes });
       const text = reportText(report, { width: 80, verbose: true });
       const json = reportJson(report);
       const ms = performance.now() - t0;
@@ -148,7 +149,7 @@ describe('hostile objects and node outputs, fuzzed', () => {
       (o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc',
     )!;
     (svc['spec'] as { ports: { name: string }[] }).ports[0]!.name = name;
-    const json = reportJson(diagnose(facts, TARGET));
+    const json = reportJson(diagnose(facts, TARGET, { code: allModes }));
     assert.ok(!RAW.test(json.replace(/\n/g, '')), show(json));
     assert.ok(
       json.includes('\\u001b]0;owned\\u0007') &&
@@ -166,8 +167,8 @@ describe('hostile objects and node outputs, fuzzed', () => {
         <App
           start="diag"
           target={TARGET}
-          facts={facts}
-          load={async () => facts}
+          facts={{ facts, code: allModes }}
+          load={async () => ({ facts, code: allModes })}
           color={false}
           size={{ columns: 100, rows: 30 }}
         />,

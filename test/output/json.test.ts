@@ -3,10 +3,11 @@ import { describe, it } from 'node:test';
 import { diagnose } from '../../src/core/diagnose.js';
 import { reportJson } from '../../src/output/json.js';
 import { aService, facts, healthy, listedWhole, TARGET } from '../core/checks/builders.js';
+import { allModes } from '../support/modes.js';
 
 describe('JSON output', () => {
   it('is the Report with schemaVersion and every finding field', () => {
-    const doc = JSON.parse(reportJson(diagnose(facts(healthy()), TARGET)));
+    const doc = JSON.parse(reportJson(diagnose(facts(healthy()), TARGET, { code: allModes })));
     assert.equal(doc.schemaVersion, 2);
     assert.deepEqual(doc.target, TARGET);
     assert.equal(doc.steps.length, 10);
@@ -37,7 +38,9 @@ describe('JSON output', () => {
 
   it('carries the failing finding of a missing Service', () => {
     const doc = JSON.parse(
-      reportJson(diagnose(listedWhole(facts([aService({ name: 'wbe' })])), TARGET)),
+      reportJson(
+        diagnose(listedWhole(facts([aService({ name: 'wbe' })])), TARGET, { code: allModes }),
+      ),
     );
     assert.equal(doc.status, 'fail');
     assert.equal(doc.service, null);

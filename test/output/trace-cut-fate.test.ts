@@ -11,6 +11,7 @@ import { readStop } from '../../src/core/dataplane/iptables/trace/trace-cut.js';
 import { traceAnswer } from '../../src/core/dataplane/trace/answer.js';
 import { traceDoc, traceText } from '../../src/output/trace.js';
 import { traceSummary } from '../../src/mcp/summary.js';
+import { allModes } from '../support/modes.js';
 
 const NODE = 'vm-12-7-centos';
 
@@ -19,7 +20,7 @@ async function walk(lines?: number) {
   const dump = facts.nodes[NODE]!['iptables-save']!;
   if (lines)
     facts.nodes[NODE]!['iptables-save'] = `${dump.split('\n').slice(0, lines).join('\n')}\n`;
-  const analysis = new Analysis(facts);
+  const analysis = new Analysis(facts, { code: allModes });
   const node = analysis.node(NODE);
   const result = node.trace({
     src: '10.244.0.5',
@@ -92,7 +93,7 @@ describe('trace over a dump without a nat table', () => {
     const dump = facts.nodes[NODE]!['iptables-save']!;
     // the filter table alone: iptables-save -t filter
     facts.nodes[NODE]!['iptables-save'] = dump.slice(dump.indexOf('*filter'));
-    const analysis = new Analysis(facts);
+    const analysis = new Analysis(facts, { code: allModes });
     const result = analysis.node(NODE).trace({
       src: '10.244.0.5',
       dst: '10.1.190.219',

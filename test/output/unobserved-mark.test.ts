@@ -10,6 +10,7 @@ import { reportText } from '../../src/output/text.js';
 import { Diagnosis, diagModel } from '../../src/tui/screens/Diagnosis.js';
 import { initialState } from '../../src/tui/state.js';
 import { frame, renderPlain } from '../tui/harness.js';
+import { allModes } from '../support/modes.js';
 
 const TARGET = { namespace: 'default', service: 'nginx-svc' };
 
@@ -22,7 +23,7 @@ async function blind() {
         outputs[stem] =
           'neither nc nor bash on this node\nkdebug-probe tcp-connect tool=none exit=127\n';
     }
-  return diagnose(facts, TARGET);
+  return diagnose(facts, TARGET, { code: allModes });
 }
 
 describe('the mark of what was not observed', () => {

@@ -32,6 +32,7 @@ import {
 import type { Facts } from '../../src/core/model.js';
 import { probePlan } from '../../src/core/diagnose.js';
 import { probeStem } from '../../src/core/checks/reachability/probes.js';
+import { allModes } from '../support/modes.js';
 
 const DIR = 'snapshots/nginx-svc';
 const SEED = 'default/nginx-svc:http';
@@ -362,7 +363,11 @@ describe('demo snapshot: node outputs', () => {
   it('every node has its iptables-save, ip-addr and proxy-mode output and the probes svc runs, and no other node does', () => {
     assert.deepEqual(Object.keys(facts.nodes).sort(), view.nodes.map((n) => n.name).sort());
     // the probes were recorded in the lab (see README.md): exactly what kdebug svc nginx-svc runs
-    const probes = probePlan(facts, { namespace: 'default', service: 'nginx-svc' }).map(probeStem);
+    const probes = probePlan(
+      facts,
+      { namespace: 'default', service: 'nginx-svc' },
+      { code: allModes },
+    ).map(probeStem);
     for (const out of Object.values(facts.nodes)) {
       assert.deepEqual(
         Object.keys(out).sort(),

@@ -18,6 +18,7 @@ import { SEVERITY } from '../../src/core/dataplane/drift.js';
 import type { Report } from '../../src/core/model.js';
 import { reportJson } from '../../src/output/json.js';
 import { reportText } from '../../src/output/text.js';
+import { allModes } from '../support/modes.js';
 
 interface Scenario {
   dir: string;
@@ -125,7 +126,7 @@ export async function scenarioReport(s: Scenario): Promise<Report> {
   const dir = join('snapshots', s.dir);
   const facts = await readSnapshot(dir);
   const target = { namespace: facts.meta.namespace ?? 'default', service: s.service };
-  return diagnose(facts, target, { invocation: { snapshot: dir } });
+  return diagnose(facts, target, { code: allModes, invocation: { snapshot: dir } });
 }
 
 describe('kdebug svc scenarios', () => {

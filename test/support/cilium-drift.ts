@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import { aCiliumAgent, aCiliumConfig, aNode } from './builders.js';
 import { listing, setup, vectorRelease } from './cilium-vectors.js';
+import { allModes } from './modes.js';
 
 // the agent prints an empty table as its header alone (a zero-byte file: the script asserts none)
 const HEADERS: Record<string, string> = {
@@ -41,33 +42,36 @@ export function drift(
   const node = aNode('testnode', s.maps.nodeAddresses[0] ?? '192.0.2.1');
   (node['status'] as { addresses: { type: string; address: string }[] }).addresses =
     s.maps.nodeAddresses.map((address) => ({ type: 'InternalIP', address }));
-  return new Analysis({
-    objects: [
-      ...s.docs,
-      ...(s.maps.nodeAddresses.length > 0 ? [node] : []),
-      aCiliumAgent(
-        'testnode',
-        `quay.io/cilium/cilium:${vectorRelease(v)?.text ?? (/-v117-/.test(v) ? 'v1.17.0' : 'v1.18.0')}`,
-      ),
-      // the vectors' harness runs both families
-      aCiliumConfig({
-        'enable-ipv6': 'true',
-        'bpf-lb-algorithm': o.algorithm,
-        'bpf-lb-external-clusterip': String(o.externalClusterIP),
-        'bpf-lb-mode': o.forwarding,
-        'kube-proxy-replacement': String(s.options.kubeProxyReplacement),
-        'enable-service-topology': String(s.options.serviceTopology),
-        'bpf-lb-source-range-all-types': String(s.options.sourceRangeTypes === 'all'),
-        'bpf-lb-mode-annotation': String(o.forwardingAnnotation),
-        'bpf-lb-algorithm-annotation': String(o.algorithmAnnotation),
-        'enable-health-check-loadbalancer-ip': String(s.options.healthCheckLoadBalancerIP),
-        'bpf-lb-enable-wildcard-entries': String(o.wildcardEntries !== false),
-        ...config,
-      }),
-    ],
-    nodes: { testnode: nodes },
-    meta: {},
-  })
+  return new Analysis(
+    {
+      objects: [
+        ...s.docs,
+        ...(s.maps.nodeAddresses.length > 0 ? [node] : []),
+        aCiliumAgent(
+          'testnode',
+          `quay.io/cilium/cilium:${vectorRelease(v)?.text ?? (/-v117-/.test(v) ? 'v1.17.0' : 'v1.18.0')}`,
+        ),
+        // the vectors' harness runs both families
+        aCiliumConfig({
+          'enable-ipv6': 'true',
+          'bpf-lb-algorithm': o.algorithm,
+          'bpf-lb-external-clusterip': String(o.externalClusterIP),
+          'bpf-lb-mode': o.forwarding,
+          'kube-proxy-replacement': String(s.options.kubeProxyReplacement),
+          'enable-service-topology': String(s.options.serviceTopology),
+          'bpf-lb-source-range-all-types': String(s.options.sourceRangeTypes === 'all'),
+          'bpf-lb-mode-annotation': String(o.forwardingAnnotation),
+          'bpf-lb-algorithm-annotation': String(o.algorithmAnnotation),
+          'enable-health-check-loadbalancer-ip': String(s.options.healthCheckLoadBalancerIP),
+          'bpf-lb-enable-wildcard-entries': String(o.wildcardEntries !== false),
+          ...config,
+        }),
+      ],
+      nodes: { testnode: nodes },
+      meta: {},
+    },
+    { code: allModes },
+  )
     .node('testnode')
     .drift();
 }

@@ -15,6 +15,7 @@ import type { Facts, KubeObject } from '../../src/core/model.js';
 import { readSnapshot, writeSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import { expectedSave } from '../../src/core/dataplane/kube-proxy/expected.js';
+import { allModes } from './modes.js';
 
 const DEMO = 'snapshots/nginx-svc';
 const PROBE_NODE = 'vm-12-7-centos';
@@ -244,7 +245,7 @@ function dualStack(f: Facts): void {
   for (const e of v6['endpoints']) e.addresses = [TWIN[e.addresses[0]]];
   f.objects.push(v6 as KubeObject);
   // both families' rules from the objects as they stand, before either dump is replaced
-  const analysis = new Analysis(f);
+  const analysis = new Analysis(f, { code: allModes });
   const saves = nodes(f).map((n) => {
     const node = analysis.node(n);
     // as the node's iptables-save prints it: kdebug's own header and notes are not in a dump

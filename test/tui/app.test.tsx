@@ -10,9 +10,12 @@ import type { PartialFacts } from '../../src/tui/input.js';
 import type { CollectProgress } from '../../src/cluster/collect.js';
 import { questions } from '../../src/tui/questions.js';
 import { diagnosed, frame, press, render, settle, waitFrame } from './harness.js';
+import { allModes } from '../support/modes.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
 const TARGET = { namespace: 'default', service: 'nginx-svc' };
+/** Facts as a read hands them over: with every mode's code. */
+const coded = (f: Facts) => ({ facts: f, code: allModes });
 const SIZE = { columns: 80, rows: 24 };
 
 async function app(props: Partial<AppProps> = {}) {
@@ -20,8 +23,8 @@ async function app(props: Partial<AppProps> = {}) {
     <App
       start="diag"
       target={TARGET}
-      facts={facts}
-      load={async () => facts}
+      facts={coded(facts)}
+      load={async () => coded(facts)}
       color={false}
       size={SIZE}
       {...props}
@@ -199,7 +202,7 @@ describe('live', () => {
       facts: undefined,
       load: (progress) => {
         report = progress;
-        return new Promise<Facts>((resolve) => (finish = resolve));
+        return new Promise<Facts>((resolve) => (finish = resolve)).then(coded);
       },
     });
     report({ what: 'Service default/nginx-svc', state: 'start' });
@@ -220,10 +223,10 @@ describe('live', () => {
     const asked: string[] = [];
     const r = await app({
       facts: undefined,
-      load: async () => facts,
+      load: async () => coded(facts),
       loadFor: (t) => () => {
         asked.push(`${t.namespace}/${t.service}`);
-        return new Promise<Facts>((resolve) => (finish = resolve));
+        return new Promise<Facts>((resolve) => (finish = resolve)).then(coded);
       },
     });
     await waitFrame(r, /✓ +1 Service/);
@@ -244,12 +247,12 @@ describe('live', () => {
       facts: undefined,
       load: (_progress, p) => {
         partial = p;
-        return new Promise<Facts>((resolve) => (finish = resolve));
+        return new Promise<Facts>((resolve) => (finish = resolve)).then(coded);
       },
     });
     await waitFrame(r, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +1 Service/);
     // the API objects are in, the node commands are not
-    partial({ ...facts, nodes: {} }, { nodes: true });
+    partial(coded({ ...facts, nodes: {} }), { nodes: true });
     let f = await waitFrame(r, /✓ +1 Service/);
     assert.match(f, /✓ +3 Selector/);
     assert.match(f, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +7 Rules/);
@@ -269,7 +272,7 @@ describe('live', () => {
       load: async () => {
         answers.push(await asks.ask(['kdebug would create a debug Pod on vm-12-11-centos.']));
         answers.push(await asks.ask(['and one more question']));
-        return new Promise<Facts>((resolve) => (finish = resolve));
+        return new Promise<Facts>((resolve) => (finish = resolve)).then(coded);
       },
     });
     let f = await waitFrame(r, /Create debug Pods\?/);
@@ -295,7 +298,7 @@ describe('live', () => {
       questions: asks,
       load: async () => {
         await asks.ask(['create?'], ['namespace default is shared with workloads']);
-        return facts;
+        return coded(facts);
       },
     });
     const frame = await waitFrame(r, /Warning: namespace default is shared/);
@@ -311,7 +314,7 @@ describe('live', () => {
       questions: asks,
       load: async () => {
         answer = await asks.ask(['create?']);
-        return facts;
+        return coded(facts);
       },
     });
     await waitFrame(r, /Create debug Pods\?/);
@@ -325,7 +328,7 @@ describe('live', () => {
     const r = await app({
       load: async () => {
         reads++;
-        return facts;
+        return coded(facts);
       },
     });
     assert.equal(reads, 0, 'the facts given are shown without reading');
@@ -366,7 +369,7 @@ describe('live', () => {
       deadlines: { apiMs: 15_000, nodeMs: 60_000 },
       load: (progress) => {
         progress({ what: 'iptables-save', node: 'vm-12-7-centos', state: 'start' });
-        return new Promise<Facts>(() => undefined);
+        return new Promise<ReturnType<typeof coded>>(() => undefined);
       },
     });
     await waitFrame(r, /node vm-12-7-centos: iptables-save 0s \(gives up at 60s\)$/m);
@@ -376,7 +379,7 @@ describe('live', () => {
 
 describe('leaving: the answer on screen, or none yet', () => {
   const CTRL_C = '\x03';
-  const reading = () => new Promise<Facts>(() => undefined); // a read that never ends
+  const reading = () => new Promise<ReturnType<typeof coded>>(() => undefined); // a read that never ends
   const quitWith = async (props: Partial<AppProps>, ...keys: string[]) => {
     let quit: TuiExit | undefined;
     const r = await app({ ...props, onQuit: (e) => (quit = e) });
@@ -439,7 +442,7 @@ describe('leaving: the answer on screen, or none yet', () => {
 
   it('the rules screens: q hands over no Report (nothing was diagnosed), and no answer while reading again', async () => {
     const empty: Facts = { objects: [], nodes: {}, meta: {} };
-    const rules = { start: 'rules', target: undefined, facts: empty } as const;
+    const rules = { start: 'rules', target: undefined, facts: coded(empty) } as const;
     assert.deepEqual(await quitWith(rules, 'q'), { ended: 'answered', report: undefined });
     assert.deepEqual(await quitWith({ ...rules, load: reading }, 'ctrl+r', 'q'), {
       ended: 'quit',
@@ -483,7 +486,11 @@ describe('text from the cluster', () => {
       'default/nginx-svc:http \x1b]0;pwned\x07\x1b[2J cluster IP',
     );
     evil.meta.context = 'ctx\x1b[31m-red';
-    const r = await app({ facts: evil, start: 'rules', node: 'vm-12-7-centos' });
+    const r = await app({
+      facts: { facts: evil, code: allModes },
+      start: 'rules',
+      node: 'vm-12-7-centos',
+    });
     let f = await press(r, 'j', 'j', 'r');
     f += await press(r, '/', 'pwned');
     assert.doesNotMatch(f, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/); // eslint-disable-line no-control-regex
@@ -502,7 +509,7 @@ describe('kdebug rules --file', () => {
     const r = await app({
       start: 'rules',
       target: undefined,
-      facts: empty,
+      facts: { facts: empty, code: allModes },
       rules: { label: 'seed-nat-S.txt', text, table: 'nat' },
     });
     let f = frame(r);

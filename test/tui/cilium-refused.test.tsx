@@ -11,6 +11,7 @@ import { traceSources } from '../../src/tui/screens/trace-model.js';
 import { initialState } from '../../src/tui/state.js';
 import { ciliumCluster } from '../core/checks/builders.js';
 import { frame, renderPlain, settle } from './harness.js';
+import { allModes } from '../support/modes.js';
 
 const FRONTENDS = [
   'Address            Type       ServiceName          PortName  Backends                                  Status',
@@ -19,15 +20,18 @@ const FRONTENDS = [
   '',
 ].join('\n');
 const data = analyze({
-  objects: ciliumCluster({
-    'bpf-lb-acceleration': 'native',
-    'node-port-acceleration': 'disabled',
-  }),
-  nodes: {
-    'node-a': { 'ip-addr': 'eth0 UP 192.0.2.10/24\n' },
-    'node-b': { 'cilium-frontends': FRONTENDS },
+  facts: {
+    objects: ciliumCluster({
+      'bpf-lb-acceleration': 'native',
+      'node-port-acceleration': 'disabled',
+    }),
+    nodes: {
+      'node-a': { 'ip-addr': 'eth0 UP 192.0.2.10/24\n' },
+      'node-b': { 'cilium-frontends': FRONTENDS },
+    },
+    meta: {},
   },
-  meta: {},
+  code: allModes,
 });
 const [a, b] = data.nodes;
 const WHY = /does not start with its configuration, so it programs no Service there/;

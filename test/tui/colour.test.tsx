@@ -3,6 +3,7 @@
 // imported, so it is told to colour before the imports below.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { allModes } from '../support/modes.js';
 
 process.env['FORCE_COLOR'] = '1';
 const { render } = await import('ink-testing-library');
@@ -19,8 +20,8 @@ async function frameWith(color: boolean): Promise<string> {
     <App
       start="diag"
       target={{ namespace: 'default', service: 'nginx-svc' }}
-      facts={facts}
-      load={async () => facts}
+      facts={{ facts, code: allModes }}
+      load={async () => ({ facts, code: allModes })}
       color={color}
       size={{ columns: 80, rows: 24 }}
     />,

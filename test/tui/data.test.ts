@@ -15,12 +15,13 @@ import {
 import { traceDestinations, traceSources, walk } from '../../src/tui/screens/trace-model.js';
 import { clusterIpObjects, NODE_A_TABLE } from '../support/nft-lab.js';
 import { readNftPaste } from '../../src/core/dataplane/paste/paste.js';
+import { allModes } from '../support/modes.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
 const target = { namespace: 'default', service: 'nginx-svc' };
 
 describe('what the screens get from the core', () => {
-  const data = analyze(facts, { target });
+  const data = analyze({ facts, code: allModes }, { target });
 
   it('every recorded node with its rules and trees, the Report and the Service', () => {
     assert.deepEqual(
@@ -35,9 +36,12 @@ describe('what the screens get from the core', () => {
   });
 
   it("NAME:PORT: the header's Service has the port diagnosed, as the report", () => {
-    const dns = analyze(facts, {
-      target: { namespace: 'kube-system', service: 'kube-dns', port: 'dns-tcp' },
-    });
+    const dns = analyze(
+      { facts, code: allModes },
+      {
+        target: { namespace: 'kube-system', service: 'kube-dns', port: 'dns-tcp' },
+      },
+    );
     assert.deepEqual(
       dns.service?.ports.map((p) => `${p.port}/${p.protocol}`),
       ['53/TCP'],
@@ -57,14 +61,19 @@ describe('what the screens get from the core', () => {
 
   it('pending steps while the facts are still being read', () => {
     const empty: Facts = { objects: [], nodes: {}, meta: {} };
-    const collecting = analyze(empty, { target, collecting: { objects: true, nodes: true } });
+    const collecting = analyze(
+      { facts: empty, code: allModes },
+      { target, collecting: { objects: true, nodes: true } },
+    );
     assert.ok(collecting.report!.steps.every((s) => s.status === 'pending'));
   });
 
   it('keeps a dump that does not parse as an error on its node', () => {
     const broken = structuredClone(facts);
     broken.nodes['vm-12-7-centos']!['iptables-save'] = '*nat\n-A KUBE-SERVICES --bogus\nCOMMIT\n';
-    const node = analyze(broken).nodes.find((n) => n.name === 'vm-12-7-centos')!;
+    const node = analyze({ facts: broken, code: allModes }).nodes.find(
+      (n) => n.name === 'vm-12-7-centos',
+    )!;
     assert.equal(node.trees, undefined);
     assert.match(node.error!, /^nodes\/vm-12-7-centos\/iptables-save\.txt:2: /);
     assert.deepEqual(node.drift(), { error: node.error });
@@ -73,7 +82,7 @@ describe('what the screens get from the core', () => {
   it('says why there is no drift for rules without the cluster objects', () => {
     const text = facts.nodes['vm-12-7-centos']!['iptables-save']!;
     const onlyRules = analyze(
-      { objects: [], nodes: {}, meta: {} },
+      { facts: { objects: [], nodes: {}, meta: {} }, code: allModes },
       { rules: { label: 'dump.txt', text } },
     );
     assert.match(
@@ -90,7 +99,7 @@ describe('what the screens get from a dual-stack nft listing given to rules --fi
   const nft = readNftPaste(both, 'ruleset.nft');
   assert.ok(!('notKubeProxy' in nft));
   const nodes = analyze(
-    { objects: [], nodes: {}, meta: {} },
+    { facts: { objects: [], nodes: {}, meta: {} }, code: allModes },
     { rules: { label: 'ruleset.nft', text: both, nft: nft.table } },
   ).nodes;
 
@@ -120,7 +129,10 @@ describe('what the screens get from a node in nftables mode', () => {
   const table = readFileSync(`${NODE_A_TABLE}.json`, 'utf8');
   const objects = clusterIpObjects(['10.244.1.4', '10.244.2.2']);
   const nft: Facts = { objects, nodes: { 'node-a': { 'nft-ip-kube-proxy': table } }, meta: {} };
-  const node = analyze(nft, { target: { namespace: 'matrix', service: 'cluster-ip' } }).nodes[0]!;
+  const node = analyze(
+    { facts: nft, code: allModes },
+    { target: { namespace: 'matrix', service: 'cluster-ip' } },
+  ).nodes[0]!;
 
   it('its table and trees, no iptables dump', () => {
     assert.equal(node.source, 'nodes/node-a/nft-ip-kube-proxy.txt');
@@ -177,7 +189,7 @@ const dual = await readSnapshot(
 );
 
 describe('what the screens get from a dual-stack snapshot', () => {
-  const data = analyze(dual, { target });
+  const data = analyze({ facts: dual, code: allModes }, { target });
 
   it("each node's IPv6 rules beside its IPv4 ones, named so", () => {
     assert.deepEqual(
@@ -209,7 +221,9 @@ describe('what the screens get from a node in IPVS mode', async () => {
   const ipvs = await readSnapshot(
     new URL('../../snapshots/ipvs-stale-real-server', import.meta.url).pathname,
   );
-  const node = analyze(ipvs, { target }).nodes.find((n) => n.name === 'vm-12-11-centos')!;
+  const node = analyze({ facts: ipvs, code: allModes }, { target }).nodes.find(
+    (n) => n.name === 'vm-12-11-centos',
+  )!;
   const tree = () => node.trees!.services.find((t) => t.name === 'default/nginx-svc:http')!;
   const row = (r: Partial<TreeRow>) => ({ key: 'r', depth: 0, tree: tree(), ...r }) as TreeRow;
 
@@ -260,7 +274,7 @@ describe('what the screens get from a node where Cilium replaces kube-proxy', as
   const cilium = await readSnapshot(
     new URL('../../snapshots/cilium-stale-backend', import.meta.url).pathname,
   );
-  const data = analyze(cilium, { target });
+  const data = analyze({ facts: cilium, code: allModes }, { target });
   const node = data.nodes.find((n) => n.name === 'vm-12-11-centos')!;
   const tree = () => node.trees!.services.find((t) => t.name === 'default/nginx-svc:http')!;
 

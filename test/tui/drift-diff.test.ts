@@ -4,10 +4,11 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { analyze } from '../../src/tui/data.js';
 import { driftLines } from '../../src/tui/screens/Drift.js';
+import { allModes } from '../support/modes.js';
 
 describe('the Drift diff', () => {
   it('on a node with a stale endpoint: the stale rules are +, the missing ones -, the rest plain', async () => {
-    const data = analyze(await readSnapshot('snapshots/stale-endpoint'));
+    const data = analyze({ facts: await readSnapshot('snapshots/stale-endpoint'), code: allModes });
     const node = data.nodes.find((n) => n.name === 'vm-12-11-centos')!;
     const drift = node.drift();
     assert.ok('findings' in drift);

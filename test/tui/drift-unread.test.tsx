@@ -8,6 +8,7 @@ import { Drift, driftModel } from '../../src/tui/screens/Drift.js';
 import { initialState } from '../../src/tui/state.js';
 import { clusterIpObjects, labListing } from '../support/nft-lab.js';
 import { frame, renderPlain, settle } from './harness.js';
+import { allModes } from '../support/modes.js';
 
 const ELEMENT = '10.96.33.216 . tcp . 80 : goto service-FN4G4LLS-matrix/cluster-ip/tcp/http,';
 
@@ -15,7 +16,7 @@ const ELEMENT = '10.96.33.216 . tcp . 80 : goto service-FN4G4LLS-matrix/cluster-
 async function screen(text: string, endpoints = ['10.244.1.4', '10.244.2.2']): Promise<string> {
   const objects = clusterIpObjects(endpoints);
   const nodes = { 'node-a': { 'nft-ip-kube-proxy-text': text } };
-  const data = analyze({ objects, nodes, meta: {} });
+  const data = analyze({ facts: { objects, nodes, meta: {} }, code: allModes });
   const r = renderPlain(<Drift model={driftModel(initialState('drift'), data.nodes, 200, 20)} />);
   await settle();
   const out = frame(r);

@@ -21,6 +21,7 @@ import {
   twoNodes,
   webPods,
 } from '../core/checks/builders.js';
+import { allModes } from '../support/modes.js';
 
 /** Selector typo (app=wbe), the node reads still running: step 3 fails, 4 follows from it, the
  * steps that read the nodes pend. Built by the core from the diagnosis tests' builders. */
@@ -34,7 +35,7 @@ export const typoReport: Report = diagnose(
     ...kubeProxy(),
   ]),
   TARGET,
-  { collecting: { nodes: true } },
+  { code: allModes, collecting: { nodes: true } },
 );
 
 function aDriftFinding({

@@ -17,6 +17,7 @@ import type { TraceDestination, TraceSource } from '../../src/tui/screens/trace-
 import { initialState, reduce, type State } from '../../src/tui/state.js';
 import { hairpinWalk, staleDrift, typoReport } from './fixtures.js';
 import { frame, renderPlain, settle } from './harness.js';
+import { allModes } from '../support/modes.js';
 
 const WIDTH = 80;
 const HEIGHT = 20; // 24 rows: header 2, footer 1, one left free
@@ -31,7 +32,10 @@ async function shot(node: ReactNode): Promise<string> {
 }
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
-const demo = analyze(facts, { target: { namespace: 'default', service: 'nginx-svc' } });
+const demo = analyze(
+  { facts, code: allModes },
+  { target: { namespace: 'default', service: 'nginx-svc' } },
+);
 const NODE_7 = demo.nodes.findIndex((n) => n.name === 'vm-12-7-centos');
 
 describe('Diagnosis frames', () => {
@@ -104,7 +108,11 @@ kubectl -n default patch service web --type=merge -p \\
 
 describe('Diagnosis marks', () => {
   it('an information finding is marked i, as text marks it, not as a skip', async () => {
-    const report = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const report = diagnose(
+      facts,
+      { namespace: 'default', service: 'nginx-svc' },
+      { code: allModes },
+    );
     const dns = report.steps.findIndex((x) => x.id === 'dns');
     const t = reduce(initialState('diag'), { type: 'report', firstProblem: dns });
     const out = await shot(<Diagnosis model={diagModel(t, report, 120, 60)} state={t} tick={0} />);

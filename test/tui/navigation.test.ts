@@ -8,10 +8,14 @@ import { analyze } from '../../src/tui/data.js';
 import type { KeyAction } from '../../src/tui/keymap.js';
 import { models, navigate, type Effect, type Screen } from '../../src/tui/navigation.js';
 import { initialState, reduce, type State } from '../../src/tui/state.js';
+import { allModes } from '../support/modes.js';
 
 const TARGET = { namespace: 'default', service: 'nginx-svc' };
 const snapshot = async (name: string): Promise<Screen> => ({
-  data: analyze(await readSnapshot(`snapshots/${name}`), { target: TARGET }),
+  data: analyze(
+    { facts: await readSnapshot(`snapshots/${name}`), code: allModes },
+    { target: TARGET },
+  ),
   width: 100,
   bodyHeight: 30,
 });
@@ -109,7 +113,11 @@ describe('the node errors pane', () => {
   const withErrors = async (nodeErrors: unknown[]): Promise<Screen> => {
     const facts = await readSnapshot('snapshots/nginx-svc');
     facts.meta['nodeErrors'] = nodeErrors;
-    return { data: analyze(facts, { target: TARGET }), width: 60, bodyHeight: 12 };
+    return {
+      data: analyze({ facts, code: allModes }, { target: TARGET }),
+      width: 60,
+      bodyHeight: 12,
+    };
   };
   const long = `cannot run iptables-save on node vm-12-11-centos: ${'kube-proxy Pod: error dialing backend; '.repeat(4)}the end`;
 
@@ -195,7 +203,11 @@ describe('the node errors pane', () => {
         ],
       },
     ];
-    const sc: Screen = { data: analyze(facts, { target: TARGET }), width: 100, bodyHeight: 12 };
+    const sc: Screen = {
+      data: analyze({ facts, code: allModes }, { target: TARGET }),
+      width: 100,
+      bodyHeight: 12,
+    };
     const m = models(keys(sc, initialState('diag'), 'errors'), sc).errors!;
     assert.equal(m.count, 4000);
     assert.deepEqual(

@@ -11,6 +11,7 @@ import { initialState } from '../../src/tui/state.js';
 import { rulesDoc, rulesText } from '../../src/output/rules.js';
 import { parseNftAny } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
+import { allModes } from '../support/modes.js';
 
 const SNAPSHOTS = new URL('../../snapshots/', import.meta.url).pathname;
 const NODE = 'vm-12-7-centos';
@@ -35,7 +36,7 @@ async function natInPart() {
 
 describe('what the rules were read from, in words', () => {
   it("a snapshot node's dump read in part: the Rules screen says the dump, never the paste", async () => {
-    const data = analyze(await natInPart());
+    const data = analyze({ facts: await natInPart(), code: allModes });
     const nodes = data.nodes.filter((n) => n.name === NODE);
     assert.equal(nodes[0]!.held, 'dump');
     const m = rulesModel(initialState('rules'), nodes, undefined, 120, 40);
@@ -46,7 +47,10 @@ describe('what the rules were read from, in words', () => {
   it('a file given to rules --file: the paste', async () => {
     const facts = await natInPart();
     const text = facts.nodes[NODE]!['iptables-save']!;
-    const data = analyze({ objects: [], nodes: {}, meta: {} }, { rules: { label: 'p.txt', text } });
+    const data = analyze(
+      { facts: { objects: [], nodes: {}, meta: {} }, code: allModes },
+      { rules: { label: 'p.txt', text } },
+    );
     assert.equal(data.nodes[0]!.held, 'paste');
   });
 
@@ -54,7 +58,7 @@ describe('what the rules were read from, in words', () => {
     for (const dir of readdirSync(SNAPSHOTS)) {
       const facts = await readSnapshot(`${SNAPSHOTS}${dir}`);
       for (const name of Object.keys(facts.nodes)) {
-        const node = new Analysis(facts).node(name);
+        const node = new Analysis(facts, { code: allModes }).node(name);
         const dp = node.dataplane();
         const dump = dp && 'table' in dp ? dp.table : node.ruleset();
         const trees = node.trees();

@@ -7,9 +7,10 @@ import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { analyze } from '../../src/tui/data.js';
 import { readPaste } from '../../src/core/dataplane/paste/paste.js';
 import { endpointsUnseen, locate, rawLines, treeRows } from '../../src/tui/screens/rules-rows.js';
+import { allModes } from '../support/modes.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
-const node = analyze(facts).nodes.find((n) => n.name === 'vm-12-7-centos')!;
+const node = analyze({ facts, code: allModes }).nodes.find((n) => n.name === 'vm-12-7-centos')!;
 const trees = node.trees!;
 const NGINX = 'default/nginx-svc:http';
 const text = (rows: ReturnType<typeof treeRows>) =>
@@ -119,7 +120,7 @@ describe('a chain nothing reaches', () => {
       /\nCOMMIT\n(?![\s\S]*\*nat)/,
       '\n-A KUBE-SEP-LEFTOVERAAAAAAAA -p tcp -m tcp -j DNAT --to-destination 10.244.9.9:80\nCOMMIT\n',
     );
-    const n = analyze(f).nodes.find((x) => x.name === 'vm-12-7-centos')!;
+    const n = analyze({ facts: f, code: allModes }).nodes.find((x) => x.name === 'vm-12-7-centos')!;
     const rows = treeRows(n.trees!, { open: {} });
     const last = rows.at(-1)!;
     assert.deepEqual(
@@ -144,7 +145,10 @@ describe("drift's marks in the Rules tree", () => {
       '-A KUBE-SVC-ELCM5PCEQWBTUJ2I -m statistic --mode random --probability 0.50000000000',
       '-A KUBE-SVC-ELCM5PCEQWBTUJ2I -m statistic --mode random --probability 0.90000000000',
     );
-    const data = analyze(f, { target: { namespace: 'default', service: 'nginx-svc' } });
+    const data = analyze(
+      { facts: f, code: allModes },
+      { target: { namespace: 'default', service: 'nginx-svc' } },
+    );
     const node = data.nodes.findIndex((n) => n.name === 'vm-12-7-centos');
     const m = rulesModel(initialState('rules', node), data.nodes, 'default/nginx-svc', 120, 20);
     assert.deepEqual([...m.marks.uneven.keys()], ['default/nginx-svc:http']);
@@ -155,9 +159,12 @@ describe("drift's marks in the Rules tree", () => {
     it(`${dir}: the stale endpoint on vm-12-11-centos carries "! stale" and why, the current one nothing`, async () => {
       const { rulesModel } = await import('../../src/tui/screens/Rules.js');
       const { initialState } = await import('../../src/tui/state.js');
-      const data = analyze(await readSnapshot(`snapshots/${dir}`), {
-        target: { namespace: 'default', service: 'nginx-svc' },
-      });
+      const data = analyze(
+        { facts: await readSnapshot(`snapshots/${dir}`), code: allModes },
+        {
+          target: { namespace: 'default', service: 'nginx-svc' },
+        },
+      );
       const node = data.nodes.findIndex((n) => n.name === 'vm-12-11-centos');
       const m = rulesModel(initialState('rules', node), data.nodes, 'default/nginx-svc', 120, 20);
       const stale = m.rows.filter(

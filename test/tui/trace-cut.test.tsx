@@ -15,11 +15,12 @@ import { Trace, traceModel } from '../../src/tui/screens/Trace.js';
 import { cursorKey, initialState } from '../../src/tui/state.js';
 import { clusterIpObjects, NODE_A_TABLE } from '../support/nft-lab.js';
 import { frame, renderPlain, settle } from './harness.js';
+import { allModes } from '../support/modes.js';
 
 /** The Trace screen's walk pane at 160 columns, from the source and to the destination whose
  * labels match. */
 async function walkPane(facts: Facts, from: RegExp, to: RegExp): Promise<string> {
-  const data = analyze(facts);
+  const data = analyze({ facts, code: allModes });
   const base = initialState('trace');
   const first = traceModel(base, data, 160, 60);
   const source = first.sources.findIndex((s) => from.test(s.label));

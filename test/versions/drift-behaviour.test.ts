@@ -30,6 +30,7 @@ import {
   NODE as BENCH_NODE,
   olderSpelling,
 } from '../bench/cluster-dump.js';
+import { allModes } from '../support/modes.js';
 
 const NODE = 'vm-12-7-centos';
 const SVC = 'default/nginx-svc:http';
@@ -77,7 +78,7 @@ describe('drift of a dump by an unmodelled release: by behaviour, spelling folde
     it(`${name}: ${want.join(', ') || 'nothing wrong'}`, () => {
       const fx = structuredClone(facts);
       fx.nodes[NODE]!['iptables-save'] = edit(dump);
-      const d = new Analysis(fx).node(NODE).drift();
+      const d = new Analysis(fx, { code: allModes }).node(NODE).drift();
       const worse = d.findings.filter((f) => severityOf(f) !== 'info');
       assert.deepEqual(
         worse.map((f) => `${severityOf(f)} ${f.id} ${f.service ?? ''}`),
@@ -93,7 +94,7 @@ describe('drift of a dump by an unmodelled release: by behaviour, spelling folde
 
   it('names the release the caller gives, and the range kdebug models', () => {
     const rs = parseIptables(dump);
-    const view = new Analysis(facts).view;
+    const view = new Analysis(facts, { code: allModes }).view;
     const exp = expectedRules(view, NODE, { ...optionsFromDump(rs), release: { minor: 15 } });
     const d = nodeDrift({ node: NODE, source: 'test', expected: exp, actual: rs, view });
     assert.deepEqual(

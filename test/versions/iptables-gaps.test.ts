@@ -21,6 +21,7 @@ import { recordedFamily } from '../../src/core/facts/facts.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
+import { allModes } from '../support/modes.js';
 
 const NODE = 'test-node';
 const WEB = 'ns1/web:p80';
@@ -156,7 +157,7 @@ describe('a node that recorded only its ip6tables-save', () => {
     assert.deepEqual(pickNodes(facts, 'test', { node: 'vm-12-7-centos' }, 'recorded rules'), [
       'vm-12-7-centos',
     ]);
-    const node = new Analysis(facts).node('vm-12-7-centos', undefined, 'IPv6');
+    const node = new Analysis(facts, { code: allModes }).node('vm-12-7-centos', undefined, 'IPv6');
     assert.equal(node.drift().family, 'IPv6');
     assert.ok(node.trees()!.services.some((s) => s.name === 'default/nginx-svc:http'));
   });

@@ -19,6 +19,7 @@ import { kdebug } from '../support/cli.js';
 import { MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
 import { IPVS_NODE } from '../support/ipvs-vm/kube-proxy.js';
 import { FIXTURES, recordings } from './record.js';
+import { allModes } from '../support/modes.js';
 
 const dual = recordings().filter((r) => r.mode === 'ipvs-dual');
 const nodeFile = (dir: string, stem: string) =>
@@ -48,7 +49,7 @@ async function driftWith(dir: string, stem: string, edit: (text: string) => stri
   const before = files[stem]!;
   files[stem] = edit(before);
   assert.notEqual(files[stem], before, `the fault was made in ${stem}`);
-  const analysis = new Analysis(facts);
+  const analysis = new Analysis(facts, { code: allModes });
   const findings = (family: 'IPv4' | 'IPv6') =>
     analysis
       .node(IPVS_NODE, undefined, family)

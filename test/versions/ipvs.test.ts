@@ -15,6 +15,7 @@ import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { kdebug } from '../support/cli.js';
 import { IPVS_NODE } from '../support/ipvs-vm/kube-proxy.js';
 import { FIXTURES, recordings } from './record.js';
+import { allModes } from '../support/modes.js';
 
 const ipvs = recordings().filter((r) => r.mode === 'ipvs');
 const ends = [ipvs[0], ipvs[ipvs.length - 1]].filter((r, i, all) => r && all.indexOf(r) === i);
@@ -24,7 +25,7 @@ async function driftWith(dir: string, edit: (dump: string) => string) {
   const facts = await readSnapshot(dir);
   const files = facts.nodes[IPVS_NODE]!;
   files['iptables-save'] = edit(files['iptables-save']!);
-  const d = new Analysis(facts).node(IPVS_NODE).drift();
+  const d = new Analysis(facts, { code: allModes }).node(IPVS_NODE).drift();
   return {
     findings: d.findings.map((f) => `${severityOf(f)} ${f.id}: ${f.drift.expected.join(' | ')}`),
     notes: (d.notRead ?? []).map((f) => `${f.id}: ${f.title}`),

@@ -27,6 +27,7 @@ import { hasCommand } from '../support/skip.js';
 import { IPVS_NODE } from '../support/ipvs-vm/kube-proxy.js';
 import { ipvsDifferences } from '../support/ipvs-vm/truth.js';
 import { FIXTURES, inVm, proxyModeOf, recordedBy, recordings } from './record.js';
+import { allModes } from '../support/modes.js';
 
 const recorded = recordings();
 
@@ -66,7 +67,7 @@ describe('expect and drift against what each release really wrote (the lab recor
       const truth = recordedBy(dir) ?? assert.fail(`${dir}/RECORDED names no kube-proxy`);
       assert.equal(truth.mode, proxyModeOf(mode), `${dir}/RECORDED`);
       const facts = await readSnapshot(dir);
-      const analysis = new Analysis(facts);
+      const analysis = new Analysis(facts, { code: allModes });
       const nodes = readdirSync(join(dir, 'nodes'));
       assert.ok(nodes.length > 0);
       for (const name of nodes) {
@@ -129,7 +130,7 @@ describe('what each release serves on /configz, read as the configuration it run
         join(dir, 'proxy-configz.json'),
         'utf8',
       );
-      const analysis = new Analysis(facts);
+      const analysis = new Analysis(facts, { code: allModes });
       const { config } = analysis.state('node-a');
       assert.equal(config.from, 'configz');
       // the lab's kube-proxy configuration (test/support/cluster/manifests.ts)

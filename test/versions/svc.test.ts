@@ -19,6 +19,7 @@ import { kdebugAsync } from '../support/cli.js';
 import { MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
 import { IPVS_NODE } from '../support/ipvs-vm/kube-proxy.js';
 import { inVm, recordedBy, recordings } from './record.js';
+import { allModes } from '../support/modes.js';
 
 /** The Services the lab runs `kdebug svc` on against a live kube-proxy (releases, nftables). */
 const DIAGNOSED = ['kube-system/kube-dns', `${MATRIX_NAMESPACE}/cluster-ip`];
@@ -125,7 +126,7 @@ describe('kdebug svc on what each release really wrote (the lab recordings)', ()
     it(`v1.${release.minor} ${mode}: every Service of the truth matrix has its rules read on every node, and no drift`, async () => {
       const facts: Facts = await readSnapshot(dir);
       const nodes = nodesOf(dir);
-      const analysis = new Analysis(facts);
+      const analysis = new Analysis(facts, { code: allModes });
       const matrix = analysis.view.services.filter((s) => s.namespace === MATRIX_NAMESPACE);
       assert.ok(matrix.length > 0, `${dir} holds the truth matrix`);
       for (const svc of matrix) {

@@ -2,6 +2,7 @@
 // others chosen once every Node is listed (their kube-proxy Pods read by node where its DaemonSet
 // is settled), all read; and the Facts made of the objects and what the nodes gave.
 import { Analysis } from '../../core/nodes/analysis.js';
+import type { DataplaneCode } from '../../core/dataplane/modes.js';
 import { isWindows } from '../../core/kube/objects.js';
 import type { Facts, NodeOutputs, SnapshotMeta } from '../../core/model.js';
 import { NodeErrorFold } from '../../core/nodes/errors.js';
@@ -91,6 +92,7 @@ export async function startEarly(
   o: CollectOptions,
   progress: (p: CollectProgress) => void,
   kubeProxyPods: Promise<string>,
+  code: DataplaneCode,
   proxy?: ProxyPodsByNode,
 ): Promise<Early | undefined> {
   const early = o.early;
@@ -102,7 +104,10 @@ export async function startEarly(
   });
   const sofar = facts();
   // three reads by name a node, which the lists bring too: past PODS_BY_NODE the rest wait for them
-  const wanted = early.nodes(sofar, new Analysis(sofar)).filter(isNodeName).slice(0, PODS_BY_NODE);
+  const wanted = early
+    .nodes(sofar, new Analysis(sofar, { code }))
+    .filter(isNodeName)
+    .slice(0, PODS_BY_NODE);
   if (wanted.length === 0) return undefined;
   const selector = await kubeProxyPods;
   await Promise.all(
@@ -123,14 +128,14 @@ export async function startEarly(
     ]),
   );
   const base = facts();
-  const analysis = new Analysis(base);
+  const analysis = new Analysis(base, { code });
   // a node that does not exist (or runs Windows) is not chosen later: not read now either
   const linux = new Set(analysis.view.nodes.filter((n) => !isWindows(n)).map((n) => n.name));
   const nodes = wanted.filter((n) => linux.has(n));
   const commands = early.commands(base, analysis);
   if (nodes.length === 0 || commands.length === 0) return undefined;
   cluster.podsRead?.(analysis.view.pods);
-  const byService = o.rulesOf ? { view: analysis.view, target: o.rulesOf } : undefined;
+  const byService = o.rulesOf ? { view: analysis.view, target: o.rulesOf, code } : undefined;
   const tally: NodeTally = { read: 0, failed: 0, left: 0 };
   const fold = new NodeErrorFold();
   const run = runNodeCommands(cluster, nodes, commands, o, progress, byService, tally, fold);
@@ -145,6 +150,7 @@ export async function finish(
   meta: SnapshotMeta,
   o: CollectOptions,
   progress: (p: CollectProgress) => void,
+  code: DataplaneCode,
   early?: Early,
   proxy?: ProxyPodsByNode,
 ): Promise<Facts> {
@@ -158,7 +164,7 @@ export async function finish(
   });
   let base = facts();
   // one analysis of the objects for every question asked of them before the nodes are read
-  let analysis = new Analysis(base);
+  let analysis = new Analysis(base, { code });
   /** Every kube-proxy Pod after all: the DaemonSet's status does not speak for these nodes. */
   const listEvery = async () => {
     const failed = r.errors.length;
@@ -170,7 +176,7 @@ export async function finish(
   const linux = analysis.view.nodes.filter((n) => !isWindows(n)).length;
   if (byNode && byNode.rollout.desired !== linux) {
     await listEvery();
-    analysis = new Analysis((base = facts()));
+    analysis = new Analysis((base = facts()), { code });
   }
   // Windows nodes have no iptables and no Linux debug Pod: nothing is run there
   const windows = new Set(analysis.view.nodes.filter(isWindows).map((n) => n.name));
@@ -183,7 +189,8 @@ export async function finish(
     if (!(await readProxyPodsOn(r, byNode, nodes))) await listEvery();
     // what the choice wrote into the facts' meta stays; the nodes read by node are updated
     const { kubeProxyPodsReadOn: _, ...chosen } = base.meta;
-    analysis = new Analysis((base = { ...facts(), meta: { ...chosen, ...readOn(), ...r.meta() } }));
+    base = { ...facts(), meta: { ...chosen, ...readOn(), ...r.meta() } };
+    analysis = new Analysis(base, { code });
   }
   const objects = base.objects;
   const commands =
@@ -191,7 +198,7 @@ export async function finish(
   const view = o.rulesOf ? analysis.view : undefined;
   // the agents' Pods are in hand: the node channels need not list them again
   if (commands.length > 0) cluster.podsRead?.(analysis.view.pods);
-  const byService = view && o.rulesOf ? { view, target: o.rulesOf } : undefined;
+  const byService = view && o.rulesOf ? { view, target: o.rulesOf, code } : undefined;
   const fold = early?.fold ?? new NodeErrorFold();
   const { outputs, notKept, wholeWhy } = await readNodes(
     cluster,

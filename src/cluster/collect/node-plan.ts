@@ -12,7 +12,7 @@ import { ciliumImageVersion, isCiliumAgentPod } from '../../core/dataplane/ciliu
 import type { CiliumList } from '../../core/nodes/commands.js';
 import { configInObjects } from '../../core/nodes/state.js';
 import { atLeast, parseVersion } from '../../core/version.js';
-import { Analysis } from '../../core/nodes/analysis.js';
+import type { Analysis } from '../../core/nodes/analysis.js';
 import { clusterView, type ClusterView } from '../../core/kube/objects.js';
 import type { Facts, NodeOutputs } from '../../core/model.js';
 import { commandStem, type NodeCommand } from '../cluster.js';
@@ -192,14 +192,14 @@ export function readDecision(
 export function diagnosisCommands(
   facts: Facts,
   target: DiagnosedService,
-  byService = false,
-  analysis = new Analysis(facts),
+  byService: boolean,
+  analysis: Analysis,
 ): NodeCommand[] {
-  const conntrack = conntrackPlan(facts, target, analysis);
+  const conntrack = conntrackPlan(facts, target, { analysis });
   return [
     ...nodeBasics(facts, { byService, view: analysis.view }),
     ...conntrackFirst(conntrack),
-    ...probePlan(facts, target, undefined, analysis),
+    ...probePlan(facts, target, { analysis }),
     ...conntrack,
   ];
 }

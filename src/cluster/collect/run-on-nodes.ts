@@ -13,6 +13,7 @@ import {
 import { chainStemPrefix } from '../../core/nodes/commands.js';
 import { findService, type ClusterView } from '../../core/kube/objects.js';
 import type { NodeOutputs } from '../../core/model.js';
+import type { DataplaneCode } from '../../core/dataplane/modes.js';
 import { NodeErrorFold, type NodeFailure } from '../../core/nodes/errors.js';
 import { commandStem, type Cluster, type NodeCommand, type NodeResult } from '../cluster.js';
 import { typedCommand } from '../nodes/commands.js';
@@ -74,6 +75,7 @@ export async function runNodeCommands(
   byService?: {
     view: ClusterView;
     target: NonNullable<CollectOptions['rulesOf']>;
+    code: DataplaneCode;
   },
   tally: NodeTally = { read: 0, failed: 0, left: 0 },
   fold = new NodeErrorFold(),
@@ -102,7 +104,7 @@ export async function runNodeCommands(
   const gaveWay = (node: string, why: string) => {
     wholeWhy[node] = wholeWhy[node] ? `${wholeWhy[node]}; ${why}` : why;
   };
-  const planner = byService && ipvsPlanner(byService.view, byService.target);
+  const planner = byService && ipvsPlanner(byService.view, byService.target, byService.code);
   /** One Service's IPVS state on a node, by address where it can be. */
   const readIpvs = async (node: string) => {
     const io: NodeReadsIo = {

@@ -4,6 +4,7 @@
 // whole listing (ipvsadm-save -n, ipset list -o save) where a read by address fails or cannot
 // stand for its own, with why.
 import { Analysis } from '../../core/nodes/analysis.js';
+import type { DataplaneCode } from '../../core/dataplane/modes.js';
 import type { ExpectedIpvs } from '../../core/dataplane/ipvs/expected/expected.js';
 import {
   ipsetAnswer,
@@ -54,10 +55,14 @@ export interface IpvsPlanner {
   analysis: Analysis;
 }
 
-export const ipvsPlanner = (view: ClusterView, target: IpvsPlanner['target']): IpvsPlanner => ({
+export const ipvsPlanner = (
+  view: ClusterView,
+  target: IpvsPlanner['target'],
+  code: DataplaneCode,
+): IpvsPlanner => ({
   view,
   target,
-  analysis: new Analysis({ objects: [], nodes: {}, meta: {} }, { view }),
+  analysis: new Analysis({ objects: [], nodes: {}, meta: {} }, { view, code }),
 });
 
 /** What kube-proxy programs on `node` for the Service, in each family it has, from what the node

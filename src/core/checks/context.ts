@@ -4,6 +4,7 @@
 import { seen } from '../findings/evidence.js';
 import type { IPFamily } from '../ipv6.js';
 import { Analysis } from '../nodes/analysis.js';
+import type { DataplaneCode } from '../dataplane/modes.js';
 import type { Scope } from '../nodes/node-reads.js';
 import { nodeDump } from '../facts/facts.js';
 import type { ApiRead } from '../facts/not-read.js';
@@ -41,7 +42,13 @@ export interface DiagnosedService {
   port?: string;
 }
 
-export interface DiagnoseOptions {
+/** What the steps read the nodes through: the run's analysis of these facts (dumps parsed once,
+ * shared with the command and the TUI), or the code of the modes the run loaded, for a new one. */
+export type AnalysisGiven = { analysis: Analysis } | { code: DataplaneCode };
+
+export type DiagnoseOptions = DiagnoseSettings & AnalysisGiven;
+
+interface DiagnoseSettings {
   /**
    * Facts still arriving (live runs): a step whose input is missing is pending rather than
    * skipped. `objects`: the API reads are not done; `nodes`: the node commands are not done.
@@ -51,9 +58,6 @@ export interface DiagnoseOptions {
   suggestions?: { namespace: string; name: string }[];
   /** How the person ran kdebug: the "next" commands carry the same snapshot and context. */
   invocation?: Invocation;
-  /** The run's analysis of these facts (dumps parsed once, shared with the command and the
-   * TUI); a new one when not given. */
-  analysis?: Analysis;
   /** The client whose connection fails, as the person named it (--from pod/NAME, node/NAME). */
   client?: { kind: 'pod' | 'node'; namespace?: string; name: string };
 }
@@ -110,9 +114,10 @@ export class CheckContext {
   constructor(
     readonly facts: Facts,
     readonly target: DiagnosedService,
-    readonly options: DiagnoseOptions = {},
+    readonly options: DiagnoseOptions,
   ) {
-    this.analysis = options.analysis ?? new Analysis(facts);
+    this.analysis =
+      'analysis' in options ? options.analysis : new Analysis(facts, { code: options.code });
     if (this.analysis.facts !== facts) throw new Error('the analysis given is of other facts');
     this.view = this.analysis.view;
     this.service = narrowed(findService(this.view, target.namespace, target.service), target.port);

@@ -5,7 +5,7 @@
 import type { IpvsRead } from '../dataplane/ipvs/dataplane.js';
 import type { IpvsParseError, IpvsTable } from '../dataplane/ipvs/read/listing.js';
 import { commandStem, listingMode, readByAddress, type ListingCommand } from './commands.js';
-import { loadModes, modeCode } from '../dataplane/modes.js';
+import { loadModes, type DataplaneCode } from '../dataplane/modes.js';
 import { isCiliumAgentPod } from '../dataplane/cilium/agent/agent.js';
 import type { IPFamily } from '../ipv6.js';
 import { nodeDump } from '../facts/facts.js';
@@ -35,6 +35,8 @@ export interface GivenDump {
 }
 
 export interface AnalysisOptions {
+  /** The code of the modes the run loaded (loadDataplanes): each mode's reads ask it. */
+  code: DataplaneCode;
   /** A dump's file name in parse errors (the snapshot's path, a live node's command). */
   fileOf?(node: string, source: string): string;
   /** The table of `iptables -S` dumps without `*table` lines. */
@@ -47,11 +49,11 @@ export interface AnalysisOptions {
 
 /** Loads the code of each mode whose state the facts hold (dataplane/modes.ts): a node's listing
  * of it, or a Cilium agent in the API (its expected frontends need no listing). Awaited once
- * where a command's facts are read, before anything reads their nodes: all is synchronous after. */
+ * where a command's facts are read; the Analysis of them takes the code it returns. */
 export function loadDataplanes(
   facts: Facts,
   view: ClusterView = clusterView(facts.objects),
-): Promise<void> {
+): Promise<DataplaneCode> {
   const listed = Object.values(facts.nodes).flatMap((outputs) => Object.keys(outputs));
   const agents = view.pods.some(isCiliumAgentPod) ? ['cilium'] : [];
   return loadModes([...listed.flatMap((stem) => listingMode(stem) ?? []), ...agents]);
@@ -70,8 +72,13 @@ export class Analysis {
 
   constructor(
     readonly facts: Facts,
-    readonly options: AnalysisOptions = {},
+    readonly options: AnalysisOptions,
   ) {}
+
+  /** The code of the modes the run loaded. */
+  get code(): DataplaneCode {
+    return this.options.code;
+  }
 
   get view(): ClusterView {
     return (this.viewMemo ??= this.options.view ?? clusterView(this.facts.objects));
@@ -128,14 +135,14 @@ export class Analysis {
     // IPVS virtual servers: kube-proxy writes them in IPVS mode only
     const ipvs = this.ipvsTable(name);
     if (ipvs)
-      return !(ipvs.table instanceof modeCode('ipvs').IpvsParseError) &&
+      return !(ipvs.table instanceof this.code.of('ipvs').IpvsParseError) &&
         ipvs.table.services.length > 0
         ? { mode: 'ipvs', source: ipvs.source }
         : undefined;
     const outputs = this.facts.nodes[name];
     const byAddress =
       readByAddress(outputs) &&
-      modeCode('ipvs').virtualServerListed(outputs, (stem) => this.ipvsAt(name, stem));
+      this.code.of('ipvs').virtualServerListed(outputs, (stem) => this.ipvsAt(name, stem));
     return byAddress ? { mode: 'ipvs', source: `nodes/${name}/${byAddress}.txt` } : undefined;
   }
 
@@ -154,7 +161,7 @@ export class Analysis {
     const source = `nodes/${name}/${stem}.txt`;
     let table = this.ipvsTables.get(name);
     if (!table) {
-      const { IpvsParseError, parseIpvs } = modeCode('ipvs');
+      const { IpvsParseError, parseIpvs } = this.code.of('ipvs');
       try {
         table = parseIpvs(text, source, { recorded: true });
       } catch (e) {
@@ -172,7 +179,7 @@ export class Analysis {
     const source = `nodes/${name}/${stem}.txt`;
     let table = this.ipvsReadsAt.get(source);
     if (!table) {
-      table = modeCode('ipvs').listingAt(this.facts.nodes[name]?.[stem] ?? '', source);
+      table = this.code.of('ipvs').listingAt(this.facts.nodes[name]?.[stem] ?? '', source);
       this.ipvsReadsAt.set(source, table);
     }
     return table;
@@ -184,7 +191,8 @@ export class Analysis {
     const text = this.facts.nodes[name]?.[stem];
     if (text === undefined) return undefined;
     let read = this.ipsetsRead.get(name);
-    if (!read) this.ipsetsRead.set(name, (read = readIpsets(text, `nodes/${name}/${stem}.txt`)));
+    if (!read)
+      this.ipsetsRead.set(name, (read = readIpsets(this.code, text, `nodes/${name}/${stem}.txt`)));
     return read;
   }
 
@@ -215,10 +223,11 @@ function ipvsCommand(outputs: Record<string, string>): ListingCommand {
 /** kube-proxy's ipsets as the node listed them; a listing that does not read leaves the virtual
  * servers readable, and says why the sets are not compared. */
 function readIpsets(
+  code: DataplaneCode,
   text: string,
   source: string,
 ): Pick<IpvsRead, 'ipsets' | 'ipsetsSource' | 'ipsetsError'> {
-  const { IpvsParseError, parseIpsets } = modeCode('ipvs');
+  const { IpvsParseError, parseIpsets } = code.of('ipvs');
   try {
     return { ipsets: parseIpsets(text, source), ipsetsSource: source };
   } catch (e) {

@@ -6,7 +6,6 @@ import { serviceListScope } from '../facts/service-list-scope.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
 import { servedByCilium } from '../dataplane/cilium/drift/left-to-kube-proxy.js';
 import type { Dataplane } from '../dataplane/dataplane.js';
-import { modeCode } from '../dataplane/modes.js';
 import { iptablesDataplane } from '../dataplane/iptables/dataplane.js';
 import { modeTraits } from '../dataplane/mode-traits.js';
 import {
@@ -43,7 +42,7 @@ export class NodeAnalysis extends NodeExpected {
     // which Services the facts listed whole: where "the API has no Service X" may be said
     const listed = serviceListScope(this.analysis.facts);
     if (cilium?.read)
-      return (this.dataplaneMemo = modeCode('cilium').ciliumDataplane(
+      return (this.dataplaneMemo = this.modeCode('cilium').ciliumDataplane(
         cilium.read,
         this.analysis.view,
         (n) => this.analysis.state(n).cilium,
@@ -51,9 +50,14 @@ export class NodeAnalysis extends NodeExpected {
       ));
     const rules = this.rules();
     return (this.dataplaneMemo = nft?.table
-      ? modeCode('nftables').nftablesDataplane(nft.table, nft.source, this.analysis.view, listed)
+      ? this.modeCode('nftables').nftablesDataplane(
+          nft.table,
+          nft.source,
+          this.analysis.view,
+          listed,
+        )
       : ipvs?.read
-        ? modeCode('ipvs').ipvsDataplane(
+        ? this.modeCode('ipvs').ipvsDataplane(
             ipvs.read,
             ipvs.source,
             () => this.ipvsKnown(ipvs.read!),
@@ -200,13 +204,13 @@ export class NodeAnalysis extends NodeExpected {
     if (mode === 'cilium') {
       const table = this.cilium()?.read?.table;
       // a frontend or backend written as drift writes them: the agent lists one so
-      const lines = table ? modeCode('cilium').ciliumLineSet(table) : new Set<string>();
+      const lines = table ? this.modeCode('cilium').ciliumLineSet(table) : new Set<string>();
       return (l) => lines.has(l);
     }
     if (mode === 'nftables') {
       const table = this.nft()?.table;
       if (!table) return () => false;
-      const { ruleText } = modeCode('nftables');
+      const { ruleText } = this.modeCode('nftables');
       // each rule as nftables drift writes an expected one: "add rule ip kube-proxy CHAIN TEXT"
       const lines = new Set(
         table.chains.flatMap((c) =>

@@ -3,7 +3,6 @@
 // BPF map entries; from the objects and what the node tells of itself (knobs.ts).
 import type { ExpectedFrontend } from '../dataplane/cilium/expected/expected.js';
 import type { ExpectedMapEntry } from '../dataplane/cilium/maps/expected.js';
-import { modeCode } from '../dataplane/modes.js';
 import type { IpvsRead } from '../dataplane/ipvs/dataplane.js';
 import type { ExpectedIpvs } from '../dataplane/ipvs/expected/expected.js';
 import type { IpvsKnown } from '../dataplane/ipvs/trees.js';
@@ -84,7 +83,7 @@ export abstract class NodeExpected extends NodeReads {
 
   /** What kube-proxy programs here in IPVS mode, for `scope`'s Services or what was read for. */
   ipvsExpected(scope?: Scope): ExpectedIpvs {
-    return modeCode('ipvs').expectedIpvs(this.expected(scope), this.ipvsOptions());
+    return this.modeCode('ipvs').expectedIpvs(this.expected(scope), this.ipvsOptions());
   }
 
   /** What the node's Cilium agent should hold (its frontends and their backends), for `scope`'s
@@ -93,7 +92,7 @@ export abstract class NodeExpected extends NodeReads {
     // the agent as its listing shows it, where one was read
     const agent = this.cilium()?.read?.agent ?? this.analysis.state(this.name).cilium;
     if (!agent) return undefined;
-    return modeCode('cilium').expectedCilium(
+    return this.modeCode('cilium').expectedCilium(
       this.analysis.view,
       this.ciliumNode(agent),
       agent.settings,
@@ -106,7 +105,7 @@ export abstract class NodeExpected extends NodeReads {
     const agent = this.cilium()?.read?.agent ?? this.analysis.state(this.name).cilium;
     const frontends = this.ciliumExpected(scope);
     if (!agent || !frontends) return undefined;
-    return modeCode('cilium').expectedMaps(frontends, {
+    return this.modeCode('cilium').expectedMaps(frontends, {
       services: this.analysis.view.services,
       nodePortAddresses: agent.nodePorts?.addresses ?? [],
       // the node's own addresses: its devices' as the agent listed them, the Node's
@@ -122,7 +121,7 @@ export abstract class NodeExpected extends NodeReads {
    * program here. */
   protected ipvsKnown(read: IpvsRead): Map<string, IpvsKnown> {
     const known = new Map<string, IpvsKnown>();
-    const { expectedIpvs } = modeCode('ipvs');
+    const { expectedIpvs } = this.modeCode('ipvs');
     for (const v of expectedIpvs(this.expected(), read.expect).virtualServers) {
       known.set(`${v.protocol} ${v.ip}:${v.port}`, { name: v.name, kind: v.kind });
     }

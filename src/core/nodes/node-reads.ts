@@ -4,10 +4,10 @@
 // read of part of the node answers for.
 import { oldAgentBinary, type CiliumAgent } from '../dataplane/cilium/agent/agent.js';
 import type { CiliumNode } from '../dataplane/cilium/expected/expected.js';
-import { modeCode } from '../dataplane/modes.js';
 import { dumpReadFailure, type DumpReadFailure } from '../dataplane/dataplane.js';
 import type { CiliumRead } from '../dataplane/cilium/dataplane.js';
 import type { IpvsRead } from '../dataplane/ipvs/dataplane.js';
+import type { LoadedMode, ModeCode } from '../dataplane/modes.js';
 import type { ExpectedIpvs, IpvsExpectOptions } from '../dataplane/ipvs/expected/expected.js';
 import { commandStem, readByAddress, type CiliumList, type ListingCommand } from './commands.js';
 import { DriftInputError } from '../dataplane/drift.js';
@@ -60,6 +60,11 @@ export abstract class NodeReads {
 
   protected get facts(): Facts {
     return this.analysis.facts;
+  }
+
+  /** `mode`'s code, as the run loaded it (dataplane/modes.ts). */
+  protected modeCode<M extends LoadedMode>(mode: M): ModeCode<M> {
+    return this.analysis.code.of(mode);
   }
 
   /** The node's rules dump, parsed once; undefined when none was recorded. */
@@ -210,7 +215,7 @@ export abstract class NodeReads {
       family,
       ...(stem === stems.text ? { format: 'text' as const } : {}),
     };
-    const { NftParseError, parseNftAny } = modeCode('nftables');
+    const { NftParseError, parseNftAny } = this.modeCode('nftables');
     try {
       // nft's JSON, its listing, or the script kube-proxy feeds nft -f (put in a snapshot by hand)
       const table = parseNftAny(text, source).table(family, 'kube-proxy');
@@ -233,7 +238,7 @@ export abstract class NodeReads {
     const listing = this.analysis.ipvsTable(this.name);
     if (!listing) return (this.ipvsMemo = this.ipvsByAddress());
     const { source, text, command, table } = listing;
-    if (table instanceof modeCode('ipvs').IpvsParseError)
+    if (table instanceof this.modeCode('ipvs').IpvsParseError)
       return (this.ipvsMemo = { source, text, failure: dumpReadFailure(table, command) });
     const v6 = this.family === 'IPv6';
     const bound = this.interfaceAddresses((n) => n === 'kube-ipvs0');
@@ -257,7 +262,7 @@ export abstract class NodeReads {
     if (!outputs || !readByAddress(outputs)) return undefined;
     const bound = this.interfaceAddresses((n) => n === 'kube-ipvs0');
     const whole = this.analysis.ipsets(this.name);
-    return modeCode('ipvs').stateByAddress(
+    return this.modeCode('ipvs').stateByAddress(
       outputs,
       this.ipvsExpected(),
       this.name,
@@ -311,7 +316,8 @@ export abstract class NodeReads {
     const file = (l: CiliumList) => `nodes/${this.name}/${stemOf(l)}.txt`;
     // one table holds both families: it is the IPv4 analysis's
     if (this.family === 'IPv6') return (this.ciliumMemo = undefined);
-    const { CiliumParseError, listedAgent, parseCilium, withBackendStates } = modeCode('cilium');
+    const { CiliumParseError, listedAgent, parseCilium, withBackendStates } =
+      this.modeCode('cilium');
     // the listing being parsed: a parse error is its output's
     let reading: CiliumList = list;
     const parse = (l: CiliumList) => {

@@ -13,6 +13,7 @@ import type { Check } from '../../../src/core/checks/check.js';
 import { runStep } from '../../../src/core/diagnose.js';
 import type { Finding } from '../../../src/core/model.js';
 import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
+import { allModes } from '../../support/modes.js';
 
 type J = Record<string, unknown>;
 
@@ -289,10 +290,10 @@ export const TARGET = { namespace: 'default', service: 'web' };
 export function run(
   check: Check,
   f: Facts,
-  options: DiagnoseOptions = {},
+  options: Partial<DiagnoseOptions> = {},
   target = TARGET,
 ): Finding[] {
-  return runStep(check, new CheckContext(f, target, options)).findings;
+  return runStep(check, new CheckContext(f, target, { code: allModes, ...options })).findings;
 }
 
 /** "id:status" of each finding, for one-line table assertions. */

@@ -15,6 +15,7 @@ import { parseConntrack, parseConntrackStats } from '../../../src/core/facts/con
 import { conntrackFirst, conntrackPlan } from '../../../src/core/diagnose.js';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import { facts, kubeDns, run, twoNodes } from './builders.js';
+import { allModes } from '../../support/modes.js';
 
 /** A next command as the person's terminal shows it. */
 const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
@@ -64,7 +65,7 @@ describe('conntrack output', () => {
   });
 
   it("is read per cluster IP and protocol of the Service's ports, with the counters before and after the probes", () => {
-    const plan = conntrackPlan(facts(objects), DNS);
+    const plan = conntrackPlan(facts(objects), DNS, { code: allModes });
     assert.deepEqual(plan, [
       { kind: 'conntrack-list', protocol: 'udp', dst: '10.96.0.10' },
       { kind: 'conntrack-stats', again: true },

@@ -24,6 +24,7 @@ import {
   twoNodes,
   webPods,
 } from './builders.js';
+import { allModes } from '../../support/modes.js';
 
 /** A next command as the person's terminal shows it. */
 const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
@@ -233,6 +234,7 @@ describe('DNS step', () => {
         lookup(probeOut.digRefused('10.96.0.10')),
       ),
       TARGET,
+      { code: allModes },
     );
     assert.deepEqual(
       report.steps.filter((s) => s.status === 'fail').map((s) => s.id),

@@ -10,6 +10,7 @@ import type { KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent } from '../../support/builders.js';
 import { ciliumCluster, facts, healthy, run } from './builders.js';
 import { unavailableText } from '../../../src/core/nodes/drift-unavailable.js';
+import { allModes } from '../../support/modes.js';
 
 const FRONTENDS_HEADER = 'Address  Type  ServiceName  PortName  Status  Backends';
 const FRONTEND = '10.96.0.50:80/TCP  ClusterIP  default/web  http  Done  10.244.0.2:8080/TCP';
@@ -144,7 +145,7 @@ describe('a dataplane listing that does not read', () => {
   for (const c of cases)
     it(c.what, () => {
       const f = facts(c.objects(), { 'node-a': c.outputs });
-      const node = new Analysis(f).node('node-a');
+      const node = new Analysis(f, { code: allModes }).node('node-a');
       assert.deepEqual(node.stateRead()?.failure, c.failure);
       // the evidence is the listing that did not read
       assert.equal(node.stateRead()?.source, c.failure.source);

@@ -14,6 +14,7 @@ import { CheckContext } from '../../../src/core/checks/context.js';
 import { portEndpoints } from '../../../src/core/dataplane/kube-proxy/endpoints.js';
 import { clusterView } from '../../../src/core/kube/objects.js';
 import { aPod, aService, anEndpointSlice, facts, ids, run, TARGET, webPods } from './builders.js';
+import { allModes } from '../../support/modes.js';
 
 /** A next command as the person's terminal shows it. */
 const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
@@ -248,6 +249,7 @@ describe('endpoints step', () => {
     const report = diagnose(
       facts([aService({ spec: { selector: { app: 'wbe' } } }), ...webPods()]),
       TARGET,
+      { code: allModes },
     );
     const step = report.steps.find((s) => s.id === 'endpoints')!;
     assert.deepEqual(ids(step.findings), ['no-ready-endpoints:warn']);
@@ -345,7 +347,7 @@ describe('an endpoint two slices list', () => {
   for (const first of ['ready', 'not ready'] as const)
     it(`keeps the ready copy once, canonical, when the ${first} one comes first`, () => {
       const objects = copies(first);
-      const ctx = new CheckContext(facts(objects), TARGET, {});
+      const ctx = new CheckContext(facts(objects), TARGET, { code: allModes });
       const port = ctx.service!.ports[0]!;
       const listed = ctx.endpointsOf(ctx.service!, port);
       assert.deepEqual(

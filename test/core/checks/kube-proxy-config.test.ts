@@ -6,6 +6,7 @@ import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import { evidenceText } from '../../../src/core/findings/evidence.js';
 import { shownStepStatus, type Facts, type Report } from '../../../src/core/model.js';
+import { allModes } from '../../support/modes.js';
 
 const TARGET = { namespace: 'default', service: 'nginx-svc' };
 
@@ -31,7 +32,7 @@ const findings = (r: Report) => r.steps.flatMap((s) => s.findings);
 
 describe("kube-proxy's ConfigMap that does not parse", () => {
   it('is not observed, naming the object and the YAML error with its line', async () => {
-    const r = diagnose(await unparseable('snapshots/nginx-svc'), TARGET);
+    const r = diagnose(await unparseable('snapshots/nginx-svc'), TARGET, { code: allModes });
     const step = r.steps.find((s) => s.id === 'kube-proxy')!;
     const f = step.findings.find((x) => x.id === 'kube-proxy-config-unreadable')!;
     assert.equal(f.status, 'skip');
@@ -46,7 +47,7 @@ describe("kube-proxy's ConfigMap that does not parse", () => {
   });
 
   it('drift says the ConfigMap did not parse, not that there is none', async () => {
-    const r = diagnose(await unparseable('snapshots/nginx-svc'), TARGET);
+    const r = diagnose(await unparseable('snapshots/nginx-svc'), TARGET, { code: allModes });
     const masq = findings(r).find((f) => f.id === 'masquerade-differs')!;
     assert.match(
       masq.explanation,
@@ -60,7 +61,7 @@ describe("kube-proxy's ConfigMap that does not parse", () => {
     ['is not there', () => withoutConfigMap('snapshots/stale-endpoint')],
   ] as const)
     it(`${name}: kube-proxy's own masquerade rule is never unexpected`, async () => {
-      const r = diagnose(await facts(), TARGET);
+      const r = diagnose(await facts(), TARGET, { code: allModes });
       const unexpected = findings(r)
         .flatMap((f) => f.evidence)
         .filter((e) => e.diff === 'unexpected' && /cluster IP" .*-j KUBE-MARK-MASQ$/.test(e.text));

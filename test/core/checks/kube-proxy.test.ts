@@ -23,6 +23,7 @@ import {
   twoNodes,
   webPods,
 } from './builders.js';
+import { allModes } from '../../support/modes.js';
 
 /** A next command as the person's terminal shows it. */
 const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
@@ -385,7 +386,7 @@ describe('the kube-proxy Pods a next command lists', () => {
       owner: { kind: 'DaemonSet', name: 'kube-proxy' },
     });
   const selector = (pods: KubeObject[]) =>
-    kubeProxySelector(new CheckContext(facts(pods), TARGET, {}));
+    kubeProxySelector(new CheckContext(facts(pods), TARGET, { code: allModes }));
 
   it("are kubeadm's k8s-app=kube-proxy where the Pods carry it", () => {
     const pods = ['node-a', 'node-b'].map((n) =>

@@ -16,6 +16,7 @@ import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { nodeAccessLine, type NodeAccess } from '../../../src/core/nodes/access.js';
 import { dumpFor, dumps, facts, healthy, ids, run, TARGET } from './builders.js';
+import { allModes } from '../../support/modes.js';
 
 const nat = (dump: string) => dump.slice(dump.indexOf('*nat'));
 const EMPTY_NAT = '*nat\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n';
@@ -135,7 +136,7 @@ describe('proxy mode per node', () => {
   const ipvs =
     '*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -m set --match-set KUBE-CLUSTER-IP dst,dst -j ACCEPT\nCOMMIT\n';
   const modes = (objs: KubeObject[], nodes: Record<string, Record<string, string>>) =>
-    proxyModes(new CheckContext(facts(objs, nodes), TARGET)).map(
+    proxyModes(new CheckContext(facts(objs, nodes), TARGET, { code: allModes })).map(
       (m) => `${m.node} ${m.mode} (${m.source})`,
     );
   const cases: [string, KubeObject[], Record<string, Record<string, string>>, string[]][] = [

@@ -13,6 +13,7 @@ import type { KubeObject } from '../../../src/core/model.js';
 import { portsCheck } from '../../../src/core/checks/ports.js';
 import { endpointsCheck } from '../../../src/core/checks/endpoints/endpoints.js';
 import { aService, anEndpointSlice, facts, ids, run, webPods } from './builders.js';
+import { allModes } from '../../support/modes.js';
 
 const NGINX = { namespace: 'default', service: 'nginx-svc' };
 
@@ -62,7 +63,7 @@ describe('a Service port whose name no EndpointSlice port has', () => {
   });
 
   it('the renamed demo: Ports says the names differ, Endpoints neither blames the Pods nor the Endpoints', async () => {
-    const report = diagnose(await renamed(), NGINX);
+    const report = diagnose(await renamed(), NGINX, { code: allModes });
     const step = (id: string) => report.steps.find((s) => s.id === id)!;
     assert.ok(ids(step('ports').findings).includes('target-port-not-exposed:fail'));
     const endpoints = step('endpoints').findings;

@@ -23,6 +23,7 @@ import {
   run,
   TARGET,
 } from './builders.js';
+import { allModes } from '../../support/modes.js';
 
 const VIP = '10.96.0.50';
 const IP_ADDR = 'lo UNKNOWN 127.0.0.1/8\neth0 UP 192.0.2.10/24\ncni0 UP 10.244.0.1/24\n';
@@ -64,7 +65,9 @@ async function dualStack(): Promise<Facts> {
   facts.objects.push(v6);
   dualStackKubeProxy(facts.objects);
   for (const node of Object.keys(facts.nodes)) {
-    const exp = new Analysis(facts).node(node).expected(undefined, { family: 'IPv6' });
+    const exp = new Analysis(facts, { code: allModes })
+      .node(node)
+      .expected(undefined, { family: 'IPv6' });
     facts.nodes[node]!['ip6tables-save'] = expectedSave(exp);
   }
   return facts;
@@ -271,7 +274,7 @@ describe('reachability step', () => {
       'tcp-connect_10.244.0.5_8080': p.tcpRefused('10.244.0.5', 8080),
       'tcp-connect_10.244.1.6_8080': p.tcpRefused('10.244.1.6', 8080),
     };
-    const step = diagnose(facts(healthy(), nodeA(probes)), TARGET).steps.find(
+    const step = diagnose(facts(healthy(), nodeA(probes)), TARGET, { code: allModes }).steps.find(
       (s) => s.id === 'reachability',
     )!;
     assert.deepEqual(ids(step.findings), [
@@ -355,7 +358,7 @@ describe('reachability step: nodes in different proxy modes', () => {
   });
 
   it("says the cluster mixed, not the first node's mode", () => {
-    const report = diagnose(facts(healthy(), nodes), TARGET);
+    const report = diagnose(facts(healthy(), nodes), TARGET, { code: allModes });
     assert.equal(report.service?.proxyMode, 'mixed');
     assert.match(reportText(report).split('\n')[2]!, /kube-proxy modes mixed$/);
   });
@@ -439,9 +442,11 @@ describe('reachability step: NetworkPolicies', () => {
     const facts = await dualStack();
     facts.nodes['vm-12-7-centos']!['tcp-connect_fd00:10:96::be_8080'] =
       'nc: connect to fd00:10:96::be port 8080 (tcp) failed: Connection refused\nkdebug-probe tcp-connect tool=nc exit=1\n';
-    const all = diagnose(facts, { namespace: 'default', service: 'nginx-svc' }).steps.find(
-      (s) => s.id === 'reachability',
-    )!.findings;
+    const all = diagnose(
+      facts,
+      { namespace: 'default', service: 'nginx-svc' },
+      { code: allModes },
+    ).steps.find((s) => s.id === 'reachability')!.findings;
     const f = all.find((x) => x.id === 'clusterip-unreachable' && x.title.startsWith('IPv6'));
     assert.ok(f, all.map((x) => `${x.id} ${x.title}`).join('\n'));
     assert.match(f.explanation, /The rules on vm-12-7-centos DNAT it to the Service's endpoints/);
@@ -461,7 +466,7 @@ describe('reachability step: NetworkPolicies', () => {
       .join('\n');
     facts.nodes['vm-12-7-centos']!['tcp-connect_fd00:10:96::be_8080'] =
       'nc: connect to fd00:10:96::be port 8080 (tcp) failed: Connection refused\nkdebug-probe tcp-connect tool=nc exit=1\n';
-    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' }, { code: allModes });
     const missing = r.steps
       .flatMap((x) => x.findings)
       .find((x) => x.id === 'service-rules-missing');
@@ -523,7 +528,7 @@ describe('reachability step: a ClusterIP timeout the report rules its usual caus
     const f = await readSnapshot('snapshots/nginx-svc');
     f.nodes['vm-12-7-centos']!['tcp-connect_10.1.190.219_8080'] =
       'nc: connect to 10.1.190.219 port 8080 (tcp) timed out: Operation now in progress\nkdebug-probe tcp-connect tool=nc exit=1\n';
-    return diagnose(f, { namespace: 'default', service: 'nginx-svc' });
+    return diagnose(f, { namespace: 'default', service: 'nginx-svc' }, { code: allModes });
   };
 
   it('says what remains where the rules passed and the endpoints answer directly from the node, and suggests no trace of the DNAT that passed', async () => {
@@ -561,7 +566,7 @@ describe('reachability step: a ClusterIP timeout the report rules its usual caus
     const node = facts.nodes['vm-12-7-centos']!;
     node['tcp-connect_fd00:10:96::be_8080'] = p.tcpTimeout();
     const passed = unreachable(
-      diagnose(facts, { namespace: 'default', service: 'nginx-svc' }),
+      diagnose(facts, { namespace: 'default', service: 'nginx-svc' }, { code: allModes }),
       'IPv6',
     );
     assert.match(passed.explanation, /neither usual cause fits/);
@@ -569,7 +574,7 @@ describe('reachability step: a ClusterIP timeout the report rules its usual caus
     node['ip6tables-save'] = node['ip6tables-save']!.split('\n')
       .filter((l) => !l.includes('nginx-svc'))
       .join('\n');
-    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' }, { code: allModes });
     const rules = r.steps.find((s) => s.id === 'rules')!.findings;
     assert.ok(rules.some((f) => f.id === 'rules-match' && f.title.startsWith('IPv4')));
     assert.doesNotMatch(unreachable(r, 'IPv6').explanation, /neither usual cause fits/);
@@ -582,7 +587,7 @@ describe('reachability step: a ClusterIP timeout the report rules its usual caus
     node['iptables-save'] = node['iptables-save']!.split('\n')
       .filter((l) => !l.includes('nginx-svc'))
       .join('\n');
-    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' }, { code: allModes });
     const rules = r.steps.find((s) => s.id === 'rules')!.findings;
     assert.ok(rules.some((f) => f.id === 'rules-match' && f.title.startsWith('IPv6')));
     assert.doesNotMatch(unreachable(r, 'IPv4').explanation, /neither usual cause fits/);
@@ -605,6 +610,7 @@ describe('reachability step: a ClusterIP timeout the report rules its usual caus
         'node-b': node('node-b', { [`tcp-connect_${VIP}_80`]: p.tcpTimeout() }),
       }),
       TARGET,
+      { code: allModes },
     );
     const match = r.steps.flatMap((s) => s.findings).find((f) => f.id === 'rules-match');
     assert.deepEqual(match?.nodes, ['node-a', 'node-b']);

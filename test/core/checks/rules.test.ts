@@ -21,6 +21,7 @@ import {
   replace,
   run,
 } from './builders.js';
+import { allModes } from '../../support/modes.js';
 
 /** The cluster as a node still believes it is: web-2 was 10.244.1.9 before it was replaced. */
 const staleObjects = () =>
@@ -217,7 +218,7 @@ describe('rules step, a dual-stack Service on a node that recorded only its ip6t
     const read = await readSnapshot('snapshots/dual-stack-ipv6-rules-missing');
     const { 'iptables-save': _gone, ...kept } = read.nodes['vm-12-7-centos']!;
     const f = { ...read, nodes: { ...read.nodes, 'vm-12-7-centos': kept } };
-    const r = diagnose(f, { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(f, { namespace: 'default', service: 'nginx-svc' }, { code: allModes });
     const found = r.steps.find((s) => s.id === 'rules')!.findings;
     const unseen = found.find((x) => x.id === 'rules-not-observed');
     assert.equal(unseen?.title, 'IPv4: vm-12-7-centos: rules not observed');
@@ -251,7 +252,7 @@ describe('rules step, a recorded dump whose rule holds control bytes', () => {
       ...read,
       nodes: { ...read.nodes, 'vm-12-7-centos': { ...node, 'iptables-save': dump } },
     };
-    const r = diagnose(f, { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(f, { namespace: 'default', service: 'nginx-svc' }, { code: allModes });
     const found = r.steps.find((s) => s.id === 'rules')!.findings;
     assert.deepEqual(
       found.filter((x) => x.status === 'fail' || x.status === 'warn').map((x) => x.title),
@@ -276,7 +277,11 @@ describe('rules step, a kube-proxy release read that its rules contradict', () =
     const objects = JSON.parse(
       JSON.stringify(read.objects).replaceAll('kube-proxy:v1.15.2', 'kube-proxy:v1.28.4'),
     );
-    const r = diagnose({ ...read, objects }, { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(
+      { ...read, objects },
+      { namespace: 'default', service: 'nginx-svc' },
+      { code: allModes },
+    );
     const found = r.steps.find((s) => s.id === 'rules')!.findings;
     assert.deepEqual(ids(found), ['rules-match:pass', 'rules-release-disagrees:warn']);
     const said = found[1]!.evidence.map(evidenceText).join('\n');
@@ -302,7 +307,11 @@ describe('rules step, a chain an upgrade leaves behind', () => {
         assert.match(save, /:KUBE-MARK-DROP/);
         writeFileSync(file, save);
       }
-      const r = diagnose(await readSnapshot(dir), { namespace: 'matrix', service: 'cluster-ip' });
+      const r = diagnose(
+        await readSnapshot(dir),
+        { namespace: 'matrix', service: 'cluster-ip' },
+        { code: allModes },
+      );
       const found = r.steps.find((s) => s.id === 'rules')!.findings;
       assert.deepEqual(ids(found), ['rules-match:pass']);
     } finally {

@@ -10,6 +10,7 @@ import { diagnose } from '../../../src/core/diagnose.js';
 import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy/traffic-policy.js';
 import type { Facts, Finding } from '../../../src/core/model.js';
 import { ids, run } from './builders.js';
+import { allModes } from '../../support/modes.js';
 
 const NGINX = { namespace: 'default', service: 'nginx-svc' };
 const NODE = 'vm-12-7-centos';
@@ -77,7 +78,7 @@ describe('IPVS nodes none of whose kube-ipvs0 addresses were read, one real serv
     const nodes = Object.fromEntries(
       Object.entries(f.nodes).map(([n, { 'ip-addr': _, ...rest }]) => [n, rest]),
     );
-    return diagnose({ ...f, nodes } as Facts, NGINX);
+    return diagnose({ ...f, nodes } as Facts, NGINX, { code: allModes });
   };
   const step = (r: Awaited<ReturnType<typeof noAddr>>, id: string) =>
     r.steps.find((s) => s.id === id)!.findings;

@@ -8,6 +8,7 @@ import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy/traf
 import { evidenceText } from '../../../src/core/findings/evidence.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { run } from './builders.js';
+import { allModes } from '../../support/modes.js';
 
 const NGINX = { namespace: 'default', service: 'nginx-svc' };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -30,7 +31,7 @@ describe('traffic policy on nodes whose kube-proxy reads the legacy Endpoints', 
     const read = await readSnapshot('snapshots/nginx-svc');
     const facts = { ...read, objects: disagreeing(read.objects) };
     // the Rules step expects it there: both steps take the same objects
-    const expected = new Analysis(facts).node('vm-12-11-centos').expected();
+    const expected = new Analysis(facts, { code: allModes }).node('vm-12-11-centos').expected();
     assert.deepEqual(
       expected.servicePorts
         .filter((p) => p.name === 'default/nginx-svc:http')

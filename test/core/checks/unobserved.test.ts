@@ -12,9 +12,11 @@ import { shownStepStatus, type Facts, type Report } from '../../../src/core/mode
 import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { expectedSave } from '../../../src/core/dataplane/kube-proxy/expected.js';
 import { reportText } from '../../../src/output/text.js';
+import { allModes } from '../../support/modes.js';
 
 /** One node's drift, as `kdebug drift` computes it (a fresh analysis: the tests edit the facts). */
-const driftOf = (facts: Facts, node: string) => new Analysis(facts).node(node).drift();
+const driftOf = (facts: Facts, node: string) =>
+  new Analysis(facts, { code: allModes }).node(node).drift();
 
 const TARGET = { namespace: 'default', service: 'nginx-svc' };
 const NO_TOOL = {
@@ -37,7 +39,7 @@ const ids = (r: Report, id: string) => step(r, id).findings.map((f) => `${f.id}:
 
 describe('blinded evidence is not observed, never a pass or a fail', () => {
   it('no nc or bash: neither the ClusterIP nor the endpoints pass or fail', async () => {
-    const r = diagnose(await blinded('tcp-connect'), TARGET);
+    const r = diagnose(await blinded('tcp-connect'), TARGET, { code: allModes });
     const reach = ids(r, 'reachability');
     assert.ok(
       !reach.some((x) => /^(clusterip|endpoints?)-(reachable|unreachable)/.test(x)),
@@ -57,14 +59,14 @@ describe('blinded evidence is not observed, never a pass or a fail', () => {
   });
 
   it('no ping: the ping explanation does not claim ping got no answer', async () => {
-    const r = diagnose(await blinded('icmp-echo'), TARGET);
+    const r = diagnose(await blinded('icmp-echo'), TARGET, { code: allModes });
     const ping = step(r, 'reachability').findings.find((f) => f.id === 'ping-clusterip-explained')!;
     assert.doesNotMatch(ping.title, /gets no answer|answers/);
     assert.ok(!ping.evidence.map(evidenceText).some((e) => /ping .*no reply/.test(e)));
   });
 
   it('no dig or nslookup: no wrong DNS answer, the lookup is not observed', async () => {
-    const r = diagnose(await blinded('dns-lookup'), TARGET);
+    const r = diagnose(await blinded('dns-lookup'), TARGET, { code: allModes });
     const dns = ids(r, 'dns');
     assert.ok(!dns.some((x) => x.startsWith('dns-answer-')), dns.join(' '));
     assert.ok(dns.includes('dns-lookup-not-observed:skip'), dns.join(' '));
@@ -79,7 +81,7 @@ describe('blinded evidence is not observed, never a pass or a fail', () => {
     facts.nodes['vm-12-7-centos']!['proxy-metrics'] = '# HELP go_goroutines\ngo_goroutines 42\n';
     facts.nodes['vm-12-11-centos']!['proxy-metrics'] =
       'kubeproxy_sync_proxy_rules_last_timestamp_seconds 1.7e9\nkubeproxy_sync_proxy_rules_last_queued_timestamp_seconds 1.7e9\n';
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     const kp = ids(r, 'kube-proxy');
     assert.ok(kp.includes('kube-proxy-sync-not-observed:skip'), kp.join(' '));
     assert.ok(kp.includes('kube-proxy-synced:pass'), 'the node that has the metrics is observed');
@@ -88,7 +90,7 @@ describe('blinded evidence is not observed, never a pass or a fail', () => {
   });
 
   it('the demo as recorded has nothing unobserved', async () => {
-    const r = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET);
+    const r = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET, { code: allModes });
     assert.deepEqual(r.unobserved ?? [], []);
   });
 });
@@ -116,7 +118,7 @@ describe('a table that was not captured', () => {
       note.explanation,
       /no filter table .* not compared; not checked: no REJECT rule for 10\.1\.190\.219:8080\/tcp/,
     );
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     assert.ok(
       !step(r, 'rules').findings.some(
         (f) => f.id === 'no-endpoints-reject-missing' || f.id === 'entry-jump-missing',
@@ -129,7 +131,7 @@ describe('nodes without data', () => {
   it("a snapshot without one node's dump names that node in the Rules step", async () => {
     const facts = await readSnapshot('snapshots/nginx-svc');
     delete facts.nodes['vm-12-11-centos']!['iptables-save'];
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     const f = step(r, 'rules').findings.find((x) => x.id === 'rules-not-observed')!;
     assert.equal(f.node, 'vm-12-11-centos');
     assert.match(f.title, /^vm-12-11-centos: rules not observed$/);
@@ -146,7 +148,7 @@ describe('nodes without data', () => {
   it("one node's probe of the ClusterIP lost: Reachability passes for the other node only, and its step line says which was not probed", async () => {
     const facts = await readSnapshot('snapshots/nginx-svc');
     delete facts.nodes['vm-12-11-centos']!['tcp-connect_10.1.190.219_8080'];
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     const reach = step(r, 'reachability');
     const pass = reach.findings.find((f) => f.id === 'clusterip-reachable')!;
     assert.equal(pass.title, 'ClusterIP 10.1.190.219:8080 answers from vm-12-7-centos');
@@ -167,10 +169,14 @@ describe('nodes without data', () => {
   });
 
   it('a node that was read but ran no lookup: DNS is not a bare ✓ (headless)', async () => {
-    const r = diagnose(await readSnapshot('snapshots/headless'), {
-      namespace: 'default',
-      service: 'nginx-headless',
-    });
+    const r = diagnose(
+      await readSnapshot('snapshots/headless'),
+      {
+        namespace: 'default',
+        service: 'nginx-headless',
+      },
+      { code: allModes },
+    );
     const dns = step(r, 'dns');
     assert.equal(shownStepStatus(dns), 'partial');
     assert.deepEqual(
@@ -200,7 +206,7 @@ describe('nodes without data', () => {
         conditions: [{ type: 'Ready', status: 'True' }],
       },
     });
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     const win = r.steps.flatMap((s) => s.findings).filter((f) => f.node === 'win-1');
     assert.deepEqual(
       win.map((f) => `${f.id}:${f.status}`),
@@ -218,7 +224,7 @@ describe("kube-proxy's configuration not read", () => {
     facts.objects = facts.objects.filter(
       (o) => !(o.kind === 'ConfigMap' && o.metadata?.name === 'kube-proxy'),
     );
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     assert.ok(
       !r.steps
         .flatMap((s) => s.findings)
@@ -240,7 +246,7 @@ describe("kube-proxy's configuration not read", () => {
 
 describe('kube-proxy not running', () => {
   it('a /proxyMode answer from a crash-looping kube-proxy is stale, never a ✓', async () => {
-    const r = diagnose(await readSnapshot('snapshots/stale-endpoint'), TARGET);
+    const r = diagnose(await readSnapshot('snapshots/stale-endpoint'), TARGET, { code: allModes });
     const kp = step(r, 'kube-proxy').findings;
     const stale = kp.find((f) => f.id === 'proxy-mode-not-observed')!;
     assert.equal(stale.status, 'skip');
@@ -258,7 +264,7 @@ describe('objects not captured', () => {
   it('a hand-made snapshot without Pods: "Pods not captured", never "matches no Pods"', async () => {
     const facts = await readSnapshot('snapshots/nginx-svc');
     facts.objects = facts.objects.filter((o) => o.kind !== 'Pod');
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     const all = r.steps.flatMap((s) => s.findings.map((f) => `${s.id}/${f.id}:${f.status}`));
     assert.ok(all.includes('selector/pods-not-observed:skip'), all.join(' '));
     assert.ok(all.includes('ports/pods-not-observed:skip'), all.join(' '));
@@ -296,7 +302,7 @@ describe('dual-stack, on the API side', () => {
       const ip6 = status.podIP && six[status.podIP];
       if (ip6) status.podIPs = [{ ip: status.podIP! }, { ip: ip6 }];
     }
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     const eps = step(r, 'endpoints').findings;
     assert.equal(
       eps.find((f) => f.id === 'endpoints-ready')!.title,
@@ -328,7 +334,7 @@ describe('dual-stack, on the API side', () => {
   }
 
   it('an IPv6 cluster IP without ip6tables dumps: not observed on each node, and the IPv4 judgement stays', async () => {
-    const r = diagnose(await dualStack(), TARGET);
+    const r = diagnose(await dualStack(), TARGET, { code: allModes });
     assert.deepEqual(ids(r, 'rules'), [
       'rules-match:pass',
       'rules-release-disagrees:warn',
@@ -347,14 +353,14 @@ describe('dual-stack, on the API side', () => {
     ]);
     assert.match(step(r, 'rules').findings[0]!.title, /^IPv4: 2 nodes: /);
     // IPv4 only: nothing said about IPv6, nor of families
-    const plain = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET);
+    const plain = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET, { code: allModes });
     assert.deepEqual(ids(plain, 'rules'), ['rules-match:pass']);
     assert.match(step(plain, 'rules').findings[0]!.title, /^2 nodes: /);
   });
 
   it('probes and DNS per family: both ClusterIPs probed, an AAAA lookup; the family that fails is named', async () => {
     const facts = await dualStack();
-    const plan = probePlan(facts, TARGET).map((p) => commandStem(p));
+    const plan = probePlan(facts, TARGET, { code: allModes }).map((p) => commandStem(p));
     assert.ok(plan.includes('tcp-connect_fd00:10:96::be_8080'), plan.join(' '));
     assert.ok(
       plan.includes('dns-lookup_AAAA_nginx-svc.default.svc.cluster.local_10.1.0.10'),
@@ -366,7 +372,7 @@ describe('dual-stack, on the API side', () => {
       ';; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: 1\n;; ANSWER SECTION:\nnginx-svc.default.svc.cluster.local. 30 IN AAAA fd00:10:96::be\n\nkdebug-probe dns-lookup tool=dig exit=0\n';
     outputs['tcp-connect_fd00:10:96::be_8080'] =
       'nc: connect to fd00:10:96::be port 8080 (tcp) timed out: Operation now in progress\nkdebug-probe tcp-connect tool=nc exit=1\n';
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     const dns = step(r, 'dns').findings.map((f) => `${f.id}:${f.status} ${f.title}`);
     assert.ok(
       dns.includes(
@@ -400,10 +406,12 @@ describe('dual-stack, on the API side', () => {
     spec.clusterIPs = ['fd00:10:96::be'];
     spec.ipFamilies = ['IPv6'];
     for (const node of Object.keys(facts.nodes)) {
-      const exp = new Analysis(facts).node(node).expected(undefined, { family: 'IPv6' });
+      const exp = new Analysis(facts, { code: allModes })
+        .node(node)
+        .expected(undefined, { family: 'IPv6' });
       facts.nodes[node]!['ip6tables-save'] = expectedSave(exp);
     }
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     assert.deepEqual(
       step(r, 'rules').findings.map((f) => `${f.id}:${f.status} ${f.title}`),
       ['rules-match:pass IPv6: 2 nodes: 8080/TCP -> 2 endpoints, as expected'],
@@ -414,10 +422,12 @@ describe('dual-stack, on the API side', () => {
     const facts = await dualStack();
     // each node's ip6tables-save as the IPv6 proxier writes it (the lab proves expect against the real one)
     for (const node of Object.keys(facts.nodes)) {
-      const exp = new Analysis(facts).node(node).expected(undefined, { family: 'IPv6' });
+      const exp = new Analysis(facts, { code: allModes })
+        .node(node)
+        .expected(undefined, { family: 'IPv6' });
       facts.nodes[node]!['ip6tables-save'] = expectedSave(exp);
     }
-    const good = diagnose(facts, TARGET);
+    const good = diagnose(facts, TARGET, { code: allModes });
     assert.deepEqual(ids(good, 'rules'), [
       'rules-match:pass',
       'rules-release-disagrees:warn',
@@ -451,6 +461,7 @@ describe('dual-stack, on the API side', () => {
         nodes: { ...facts.nodes, [node]: { ...facts.nodes[node], 'ip6tables-save': cut } },
       },
       TARGET,
+      { code: allModes },
     );
     const rules = step(bad, 'rules').findings;
     // (the scenario's release disagreement is IPv4's and both nodes': not this fault)
@@ -578,14 +589,16 @@ describe('reads refused by RBAC', () => {
         error: 'services "kube-dns" is forbidden: User "limited" cannot get resource "services"',
       },
     ];
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     const dns = ids(r, 'dns');
     assert.ok(dns.includes('coredns-not-observed:skip'), dns.join(' '));
     assert.ok(!dns.includes('coredns-unavailable:fail'));
     assert.ok(r.unobserved!.includes('DNS: the kube-dns Service was not read'));
     // the same facts without the refusal: the Service is missing, observed
     delete facts.meta['readErrors'];
-    assert.ok(ids(diagnose(facts, TARGET), 'dns').includes('coredns-unavailable:fail'));
+    assert.ok(
+      ids(diagnose(facts, TARGET, { code: allModes }), 'dns').includes('coredns-unavailable:fail'),
+    );
   });
 });
 
@@ -600,7 +613,7 @@ describe('Nodes not captured', () => {
         error: 'nodes is forbidden: User "limited" cannot list resource "nodes"',
       },
     ];
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     const kp = step(r, 'kube-proxy').findings;
     assert.deepEqual(
       kp.slice(0, 2).map((f) => `${f.id}:${f.status}`),
@@ -613,7 +626,7 @@ describe('Nodes not captured', () => {
       [],
     );
     // with the Nodes read, no such finding
-    const whole = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET);
+    const whole = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET, { code: allModes });
     assert.ok(!ids(whole, 'kube-proxy').includes('nodes-not-observed:skip'));
   });
 });
@@ -631,7 +644,7 @@ describe('EndpointSlices not captured', () => {
       refused('EndpointSlices of default/nginx-svc', 'default/nginx-svc'),
       refused('EndpointSlices of kube-system/kube-dns', 'kube-system/kube-dns', true),
     ];
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     assert.deepEqual(ids(r, 'endpoints'), ['endpoints-not-observed:skip']);
     assert.ok(ids(r, 'rules').includes('rules-not-checked:skip'), ids(r, 'rules').join(' '));
     assert.ok(ids(r, 'dns').includes('coredns-not-observed:skip'), ids(r, 'dns').join(' '));
@@ -642,7 +655,7 @@ describe('EndpointSlices not captured', () => {
     // the same facts without the refusals: no slice, observed, its ready Pods the root; a
     // warning, as kube-proxy v1.15 routes by the Endpoints, which list them
     delete facts.meta['readErrors'];
-    assert.deepEqual(ids(diagnose(facts, TARGET), 'endpoints'), [
+    assert.deepEqual(ids(diagnose(facts, TARGET, { code: allModes }), 'endpoints'), [
       'pod-missing-from-endpoints:warn',
       'no-ready-endpoints:warn',
     ]);
@@ -656,7 +669,7 @@ describe('another proxy mode', () => {
       outputs['proxy-mode'] = 'nftables';
       outputs['iptables-save'] = '';
     }
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     // both nodes in the same condition: one finding naming both
     assert.deepEqual(ids(r, 'rules'), ['rules-nftables-not-observed:skip']);
     const [f] = step(r, 'rules').findings;
@@ -676,7 +689,7 @@ describe('a node dump cut short', () => {
     // cut inside the nat table, before the Service's KUBE-SERVICES rule: no COMMIT after it
     const at = lines.findIndex((l) => l.startsWith('-A KUBE-SERVICES'));
     facts.nodes[node]!['iptables-save'] = lines.slice(0, at).join('\n') + '\n';
-    const r = diagnose(facts, TARGET);
+    const r = diagnose(facts, TARGET, { code: allModes });
     const rules = r.steps.find((s) => s.id === 'rules')!;
     assert.ok(ids(r, 'rules').includes('rules-not-checked:skip'), ids(r, 'rules').join(' '));
     assert.deepEqual(
@@ -685,7 +698,7 @@ describe('a node dump cut short', () => {
     );
     assert.equal(shownStepStatus(rules), 'partial');
     assert.throws(
-      () => new Analysis(facts).node(node).drift(),
+      () => new Analysis(facts, { code: allModes }).node(node).drift(),
       /iptables-save\.txt:\d+: the dump looks cut short after line \d+: table nat has no COMMIT, so it is not compared/,
     );
   });
@@ -695,7 +708,7 @@ describe('a part of a mode state not read', () => {
   it("IPVS without the node's ipsets: the match is partial, the ipsets not observed", async () => {
     const facts = await readSnapshot('snapshots/ipvs-stale-real-server');
     for (const outputs of Object.values(facts.nodes)) delete outputs['ipset-save'];
-    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' }, { code: allModes });
     const rules = r.steps.find((s) => s.id === 'rules')!;
     const blind = rules.findings.filter((f) => f.id === 'rules-ipvs-not-observed');
     assert.ok(blind.length > 0, ids(r, 'rules').join(' '));

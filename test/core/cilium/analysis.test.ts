@@ -9,6 +9,7 @@ import { load } from 'js-yaml';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent, aCiliumConfig, aService, anEndpointSlice } from '../../support/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const VECTOR = new URL(
   '../../fixtures/cilium/vectors/05-v118-nodeport-two-services/',
@@ -41,7 +42,7 @@ function analysis(table: string, backends?: string): Analysis {
     },
     meta: { source: 'test' } as Facts['meta'],
   };
-  return new Analysis(facts);
+  return new Analysis(facts, { code: allModes });
 }
 
 describe('a Cilium node through the analysis', () => {
@@ -182,11 +183,14 @@ describe('a Cilium node through the analysis', () => {
       'ip-addr': 'eth0             UP             10.0.0.5/24 10.0.0.9/24 \n',
     };
     const walk = (nodeOutputs: Record<string, string>, src: string, dst: string) =>
-      new Analysis({
-        objects: [...objects, agent, config, client],
-        nodes: { testnode: nodeOutputs },
-        meta: { source: 'test' } as Facts['meta'],
-      })
+      new Analysis(
+        {
+          objects: [...objects, agent, config, client],
+          nodes: { testnode: nodeOutputs },
+          meta: { source: 'test' } as Facts['meta'],
+        },
+        { code: allModes },
+      )
         .node('testnode')
         .trace({ src, dst, dport: 30781, protocol: 'tcp', fromHost: false }).outcomes;
     const cases: [string, Record<string, string>, string, string, number][] = [
@@ -223,16 +227,19 @@ describe('a real bpf lb list without the flag column (Cilium before 1.8), the on
       internalTrafficPolicy: 'Local',
       affinity: 10800,
     });
-    const d = new Analysis({
-      objects: [
-        svc,
-        anEndpointSlice('default/web', ['10.10.1.129', '10.10.0.239']),
-        aCiliumAgent('testnode', 'quay.io/cilium/cilium:v1.18.0'),
-        aCiliumConfig({}),
-      ],
-      nodes: { testnode: { 'cilium-bpf-lb-list': paste } },
-      meta: {},
-    })
+    const d = new Analysis(
+      {
+        objects: [
+          svc,
+          anEndpointSlice('default/web', ['10.10.1.129', '10.10.0.239']),
+          aCiliumAgent('testnode', 'quay.io/cilium/cilium:v1.18.0'),
+          aCiliumConfig({}),
+        ],
+        nodes: { testnode: { 'cilium-bpf-lb-list': paste } },
+        meta: {},
+      },
+      { code: allModes },
+    )
       .node('testnode')
       .drift();
     const flags = /cilium-(traffic-policy|affinity|source-range|forwarding)-/;

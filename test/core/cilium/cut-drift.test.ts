@@ -10,6 +10,7 @@ import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { driftDoc, driftText } from '../../../src/output/drift.js';
 import { assertMatchesSchema } from '../../support/schema.js';
 import { ciliumCluster, facts, run } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const HEADER =
   'Address            Type       ServiceName           PortName  Backends                                  Status';
@@ -18,6 +19,7 @@ const DNS_CUT = '10.96.0.10:53/UDP  ClusterIP  kube-system/kube-dns  dns       '
 describe('Cilium drift of a db/show frontends table cut mid-row', () => {
   const d = new Analysis(
     facts(ciliumCluster({}), { 'node-b': { 'cilium-frontends': `${HEADER}\n${DNS_CUT}` } }),
+    { code: allModes },
   )
     .node('node-b')
     .drift();

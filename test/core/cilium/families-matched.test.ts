@@ -10,6 +10,7 @@ import { CheckContext } from '../../../src/core/checks/context.js';
 import { runStep } from '../../../src/core/diagnose.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { aService, ciliumCluster, facts, replace, TARGET } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const BACKENDS = '10.244.0.5:8080/TCP, 10.244.1.6:8080/TCP';
 const LISTING = [
@@ -37,6 +38,7 @@ function matchedOnB(ipv6: boolean) {
   const ctx = new CheckContext(
     facts(objects, { 'node-b': { 'cilium-frontends': LISTING } }),
     TARGET,
+    { code: allModes },
   );
   const findings = runStep(rulesCheck, ctx).findings;
   return { matched: ctx.rulesMatched.filter((m) => m.node === 'node-b'), findings };

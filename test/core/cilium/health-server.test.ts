@@ -32,6 +32,7 @@ import {
   anEndpointSlice,
   type ServiceOptions,
 } from '../../support/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const ON: CiliumExpectOptions = { ...CILIUM_DEFAULTS, healthCheckLoadBalancerIP: true };
 const NODE = { name: 'testnode', labels: {}, nodePortAddresses: ['192.0.2.9', '192.0.2.5'] };
@@ -252,16 +253,19 @@ describe("drift of the health server's frontends", () => {
     };
   };
   const drift = (config: Record<string, string>, nodes: Record<string, string>, svc = echo()) =>
-    new Analysis({
-      objects: [
-        svc,
-        slice,
-        aCiliumAgent('testnode', 'quay.io/cilium/cilium:v1.20.2'),
-        aCiliumConfig(config),
-      ],
-      nodes: { testnode: nodes },
-      meta: {},
-    })
+    new Analysis(
+      {
+        objects: [
+          svc,
+          slice,
+          aCiliumAgent('testnode', 'quay.io/cilium/cilium:v1.20.2'),
+          aCiliumConfig(config),
+        ],
+        nodes: { testnode: nodes },
+        meta: {},
+      },
+      { code: allModes },
+    )
       .node('testnode')
       .drift();
 
@@ -287,11 +291,14 @@ describe("drift of the health server's frontends", () => {
     ));
 
   it('cilium-config not read: not compared, and said so', () => {
-    const d = new Analysis({
-      objects: [echo(), slice, aCiliumAgent('testnode', 'quay.io/cilium/cilium:v1.20.2')],
-      nodes: { testnode: listings() },
-      meta: {},
-    })
+    const d = new Analysis(
+      {
+        objects: [echo(), slice, aCiliumAgent('testnode', 'quay.io/cilium/cilium:v1.20.2')],
+        nodes: { testnode: listings() },
+        meta: {},
+      },
+      { code: allModes },
+    )
       .node('testnode')
       .drift();
     assert.deepEqual(d.findings, []);
@@ -317,11 +324,14 @@ describe("drift of the health server's frontends", () => {
   it("k3s ServiceLB (the node's IP): none from 1.20, missing before", () => {
     const k3s = echo({ loadBalancerIPs: ['192.0.2.5'] });
     const on = (image: string, svc: KubeObject, drop: RegExp) =>
-      new Analysis({
-        objects: [svc, slice, aCiliumAgent('testnode', image), aCiliumConfig(ON_CONFIG)],
-        nodes: { testnode: listings(svc, drop) },
-        meta: {},
-      })
+      new Analysis(
+        {
+          objects: [svc, slice, aCiliumAgent('testnode', image), aCiliumConfig(ON_CONFIG)],
+          nodes: { testnode: listings(svc, drop) },
+          meta: {},
+        },
+        { code: allModes },
+      )
         .node('testnode')
         .drift()
         .findings.map((f) => [f.id, f.service]);

@@ -11,6 +11,7 @@ import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import { TARGET, ciliumCluster, facts, run } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const listing = (backend: string) =>
   [
@@ -26,7 +27,7 @@ describe('a Service frontend taken by a Local Redirect Policy on a Cilium node',
   for (const backend of ['10.244.1.99:8080', '10.244.1.6:8080']) {
     describe(`redirected to ${backend}`, () => {
       it('drift: a note of the redirect, no backend called missing or stale', () => {
-        const d = new Analysis(factsWith(backend)).node('node-b').drift();
+        const d = new Analysis(factsWith(backend), { code: allModes }).node('node-b').drift();
         assert.deepEqual(
           d.findings.map((f) => f.id),
           [],
@@ -56,7 +57,7 @@ describe('a Service frontend taken by a Local Redirect Policy on a Cilium node',
   }
 
   it('Traffic policy: node-b is not said to forward to any ready endpoint', () => {
-    const report = diagnose(factsWith('10.244.1.6:8080'), TARGET);
+    const report = diagnose(factsWith('10.244.1.6:8080'), TARGET, { code: allModes });
     const tp = report.steps.find((s) => s.id === 'traffic-policy')!;
     const pass = tp.findings.find((f) => f.id === 'traffic-policy-cluster' && f.status === 'pass');
     assert.ok(!pass?.nodes?.includes('node-b') && pass?.node !== 'node-b', JSON.stringify(pass));

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { fromStatus } from '../../../src/core/dataplane/cilium/agent/status.js';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { ciliumCluster, facts, kubeProxy } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const status = (mode: string, hostPort: string) =>
   [
@@ -58,6 +59,7 @@ describe('a partial kube-proxy replacement (Cilium 1.14 "Partial", before 1.13 "
         facts(ciliumCluster({ 'kube-proxy-replacement': 'partial' }), {
           'node-b': { 'cilium-status': status(mode, 'Disabled') },
         }),
+        { code: allModes },
       );
       const s = a.state('node-b');
       assert.equal(s.mode.value, 'cilium');
@@ -77,6 +79,7 @@ describe('a partial kube-proxy replacement (Cilium 1.14 "Partial", before 1.13 "
       facts([...ciliumCluster({ 'kube-proxy-replacement': 'partial' }), ...kubeProxy()], {
         'node-b': { 'cilium-status': status('Partial', 'Enabled') },
       }),
+      { code: allModes },
     );
     const s = a.state('node-b');
     assert.notEqual(s.mode.value, 'cilium');
@@ -116,6 +119,7 @@ describe('a partial kube-proxy replacement (Cilium 1.14 "Partial", before 1.13 "
     for (const mode of ['True', 'Strict']) {
       const a = new Analysis(
         facts(ciliumCluster(), { 'node-b': { 'cilium-status': status(mode, 'Enabled') } }),
+        { code: allModes },
       );
       assert.equal(a.state('node-b').mode.value, 'cilium');
       assert.equal(a.state('node-b').cilium?.replacement, undefined);

@@ -12,6 +12,7 @@ import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { dumpWarnings } from '../../../src/output/rules/warnings.js';
 import { ciliumCluster, facts } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const LIST = [
   'ID   Frontend            Service Type   Backend',
@@ -85,7 +86,7 @@ describe('trace with the two listings read from one node', () => {
         'cilium-bpf-lb-list': `${BPF.join('\n').replace('[ClusterIP, non-routable]', '[ClusterIP]')}\n`,
       },
     });
-    const walk = new Analysis(f).node('node-b').trace({
+    const walk = new Analysis(f, { code: allModes }).node('node-b').trace({
       src: '203.0.113.9',
       dst: '10.96.0.50',
       dport: 80,

@@ -16,6 +16,7 @@ import { clusterView } from '../../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
 import { fromDump, fromModel } from '../../support/cilium-maps.js';
+import { allModes } from '../../support/modes.js';
 
 const REF = new URL('../../fixtures/cilium/reference/', import.meta.url).pathname;
 const OBJECTS = new URL('../../fixtures/releases/37/iptables/objects.json', import.meta.url)
@@ -98,7 +99,7 @@ describe("Cilium's own control plane on the truth matrix", () => {
         },
         meta: {},
       };
-      const d = new Analysis(facts).node(node).drift();
+      const d = new Analysis(facts, { code: allModes }).node(node).drift();
       assert.deepEqual(
         d.findings.map((f) => `${f.id} ${f.title}`),
         [],
@@ -115,15 +116,18 @@ describe("the BPF maps kdebug expects on the truth matrix are Cilium's, by behav
   for (const dir of recorded) {
     const { node, config, status } = recording(dir);
     it(dir, () => {
-      const analysis = new Analysis({
-        objects: [
-          ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
-          aCiliumAgent(node, 'quay.io/cilium/cilium:v1.20.2'),
-          aCiliumConfig(config),
-        ],
-        nodes: { [node]: { 'cilium-status': status } },
-        meta: {},
-      });
+      const analysis = new Analysis(
+        {
+          objects: [
+            ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
+            aCiliumAgent(node, 'quay.io/cilium/cilium:v1.20.2'),
+            aCiliumConfig(config),
+          ],
+          nodes: { [node]: { 'cilium-status': status } },
+          meta: {},
+        },
+        { code: allModes },
+      );
       const order = <T extends { key: string }>(l: T[]) =>
         [...l].sort((a, b) => a.key.localeCompare(b.key));
       const got = analysis
@@ -145,15 +149,18 @@ describe("the BPF maps kdebug expects on the truth matrix are Cilium's, by behav
 describe("faults made on Cilium's own listings", () => {
   const file = (f: string) => readFileSync(`${REF}node-a/${f}`, 'utf8');
   const drift = (listings: Record<string, string>) =>
-    new Analysis({
-      objects: [
-        ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
-        aCiliumAgent('node-a', 'quay.io/cilium/cilium:v1.20.2'),
-        aCiliumConfig(),
-      ],
-      nodes: { 'node-a': listings },
-      meta: {},
-    })
+    new Analysis(
+      {
+        objects: [
+          ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
+          aCiliumAgent('node-a', 'quay.io/cilium/cilium:v1.20.2'),
+          aCiliumConfig(),
+        ],
+        nodes: { 'node-a': listings },
+        meta: {},
+      },
+      { code: allModes },
+    )
       .node('node-a')
       .drift();
   const clean = {

@@ -14,6 +14,7 @@ import type { KubeObject } from '../../../src/core/model.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
 import { ciliumCluster, facts } from '../checks/builders.js';
 import { aService } from '../../support/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const REFUSED = { 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' };
 const HEADER =
@@ -42,7 +43,7 @@ const dualStack = (o: KubeObject) => {
 const driftOf = (all: KubeObject[], listed: string[], whole = false) => {
   const f = facts(all, { 'node-b': { 'cilium-frontends': `${[HEADER, ...listed].join('\n')}\n` } });
   if (whole) f.meta.capturedAt = '2026-12-07T00:00:00Z';
-  return new Analysis(f).node('node-b').drift();
+  return new Analysis(f, { code: allModes }).node('node-b').drift();
 };
 const ids = (d: ReturnType<typeof driftOf>) => d.findings.map((f) => `${f.id} ${f.title}`);
 
@@ -169,6 +170,7 @@ describe('kdebug expect on an agent refusing cilium-config', () => {
   const expectText = (all: KubeObject[], listed: string[]) => {
     const node = new Analysis(
       facts(all, { 'node-b': { 'cilium-frontends': `${[HEADER, ...listed].join('\n')}\n` } }),
+      { code: allModes },
     ).node('node-b');
     return expectedCiliumText(node.ciliumExpected() ?? [], node.ciliumMaps() ?? [], {
       node: 'node-b',

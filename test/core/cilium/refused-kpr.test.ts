@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
 import { aService, ciliumCluster, facts, replace } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const REFUSED = { 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' };
 const BACKENDS = '10.244.0.5:8080/TCP, 10.244.1.6:8080/TCP';
@@ -46,6 +47,7 @@ const nodeB = (kpr: string, listing: string, refused = true) =>
       ),
       { 'node-b': { 'cilium-frontends': listing } },
     ),
+    { code: allModes },
   );
 const serious = (a: Analysis) =>
   a

@@ -16,6 +16,7 @@ import { nodePortConflict } from '../../../src/core/dataplane/cilium/agent/node-
 import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy/kube-proxy.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
 import { ciliumCluster, facts, run } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const REFUSED = { 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' };
 const CONFIG = {
@@ -26,8 +27,9 @@ const CONFIG = {
 };
 /** node-b's agent: cilium-config as `config`, refused where `refused`. */
 const agentOf = (config: Record<string, string>, refused = true) =>
-  new Analysis(facts(ciliumCluster({ ...(refused ? REFUSED : {}), ...config }))).state('node-b')
-    .cilium!;
+  new Analysis(facts(ciliumCluster({ ...(refused ? REFUSED : {}), ...config })), {
+    code: allModes,
+  }).state('node-b').cilium!;
 
 describe('settings a refused cilium-config gives are not known', () => {
   it('the health server, the NodePort range and the source-range types are among them', () => {

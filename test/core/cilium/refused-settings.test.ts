@@ -15,6 +15,7 @@ import { reachabilityCheck } from '../../../src/core/checks/reachability/reachab
 import type { TracePacket } from '../../../src/core/dataplane/trace/trace.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
 import { ciliumCluster, facts, run } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const REFUSED = { 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' };
 const NOT_KNOWN = /not known: cilium-config as read is refused/;
@@ -37,6 +38,7 @@ const bpf = (flags: string, backends = ['10.244.0.5:8080', '10.244.1.6:8080']) =
 const nodeB = (config: Record<string, string>, listed: Record<string, string>, refused = true) =>
   new Analysis(
     facts(ciliumCluster({ ...(refused ? REFUSED : {}), ...config }), { 'node-b': listed }),
+    { code: allModes },
   );
 const walk = (a: Analysis, p: Partial<TracePacket> = {}) =>
   a.node('node-b').trace({

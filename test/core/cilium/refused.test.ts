@@ -13,6 +13,7 @@ import type { KubeObject } from '../../../src/core/model.js';
 import { ciliumCluster, facts, ids, run } from '../checks/builders.js';
 import { unavailableText } from '../../../src/core/nodes/drift-unavailable.js';
 import type { NodeAnalysis } from '../../../src/core/nodes/node-analysis.js';
+import { allModes } from '../../support/modes.js';
 
 /** Why drift refuses the node, as drift says it; '' where it does not. */
 function driftRefusal(node: NodeAnalysis): string {
@@ -36,7 +37,7 @@ const cluster = (config?: Record<string, string>) =>
 const WHY = /cilium-config sets both bpf-lb-acceleration and node-port-acceleration/;
 
 describe('an agent that does not start with its configuration, nothing of it listed', () => {
-  const node = new Analysis(cluster()).node('node-a');
+  const node = new Analysis(cluster(), { code: allModes }).node('node-a');
 
   it('drift and trace say it does not start and why, and compare and walk nothing', () => {
     const said = node.agentNotStarted() ?? '';
@@ -67,12 +68,15 @@ describe('an agent that does not start with its configuration, nothing of it lis
   it('an agent whose release takes the configuration is a table not read, as before', () => {
     const found = run(rulesCheck, cluster({})).filter((f) => f.node === 'node-a');
     assert.deepEqual(ids(found), ['rules-cilium-not-observed:skip']);
-    assert.equal(new Analysis(cluster({})).node('node-a').agentNotStarted(), undefined);
+    assert.equal(
+      new Analysis(cluster({}), { code: allModes }).node('node-a').agentNotStarted(),
+      undefined,
+    );
   });
 });
 
 describe('an agent that does not start with its configuration, its listing read', () => {
-  const node = new Analysis(cluster()).node('node-b');
+  const node = new Analysis(cluster(), { code: allModes }).node('node-b');
 
   it('drift compares the listing as usual and notes the refusal', () => {
     const d = node.drift();
@@ -149,7 +153,8 @@ describe("an agent's readiness: its own container's status, else its Pod's Ready
       ),
       { 'node-b': { 'cilium-frontends': FRONTENDS } },
     );
-  const agentOn = (f: ReturnType<typeof withStatus>) => new Analysis(f).state('node-a').cilium!;
+  const agentOn = (f: ReturnType<typeof withStatus>) =>
+    new Analysis(f, { code: allModes }).state('node-a').cilium!;
 
   it('no container status but Ready True: started, nothing said refused', () => {
     // before: refused, with evidence "container cilium-agent not ready" nobody read
@@ -165,7 +170,10 @@ describe("an agent's readiness: its own container's status, else its Pod's Ready
       conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady' }],
     });
     // before: the sidecar's ready made it started, so nothing was said
-    assert.match(new Analysis(f).node('node-a').agentNotStarted() ?? '', /does not start/);
+    assert.match(
+      new Analysis(f, { code: allModes }).node('node-a').agentNotStarted() ?? '',
+      /does not start/,
+    );
     const found = run(rulesCheck, f).filter((x) => x.node === 'node-a');
     assert.deepEqual(ids(found), ['cilium-config-refused:warn']);
     assert.deepEqual(
@@ -179,7 +187,7 @@ describe("an agent's readiness: its own container's status, else its Pod's Ready
 
   it('neither read: not said refused, only that a start would stop, and no line not read', () => {
     const f = withStatus({});
-    const node = new Analysis(f).node('node-a');
+    const node = new Analysis(f, { code: allModes }).node('node-a');
     // before: "does not start with its configuration", for drift, trace and the TUI too
     assert.equal(node.agentNotStarted(), undefined);
     assert.equal(node.driftUnavailable()?.kind, 'cilium-not-read');
@@ -224,14 +232,15 @@ describe('an agent that does not start, its listing recorded but not read (an er
   });
 
   it('drift, trace and the TUI say it does not start, and the listing that did not read', () => {
-    const node = new Analysis(f).node('node-a');
+    const node = new Analysis(f, { code: allModes }).node('node-a');
     // before: undefined (a listing file was there), so only the listing not read was said
     assert.match(node.agentNotStarted() ?? '', /does not start with its configuration/);
     assert.match(
       driftRefusal(node),
       /^node node-a: Cilium's agent kube-system\/cilium-node-a does not start .*; Cilium replaces kube-proxy and its agent's Service table was not read: /,
     );
-    const tui = analyze({ objects: objects(), nodes: f.nodes, meta: {} }).nodes[0]!;
+    const tui = analyze({ facts: { objects: objects(), nodes: f.nodes, meta: {} }, code: allModes })
+      .nodes[0]!;
     assert.match(tui.error ?? '', /^Cilium's agent kube-system\/cilium-node-a does not start .*; /);
   });
 });
@@ -254,7 +263,7 @@ describe("an agent refusing cilium-config's bpf-lb-mode, its BPF maps read", () 
   });
 
   it('compares no forwarding mode nor algorithm of the refused config, and says so', () => {
-    const d = new Analysis(f).node('node-b').drift();
+    const d = new Analysis(f, { code: allModes }).node('node-b').drift();
     // before: cilium-forwarding-differs on each entry, against the dsr the agent never ran with
     assert.deepEqual(d.findings, []);
     const said = d.notRead?.find((n) => n.title.startsWith('forwarding mode'));

@@ -12,6 +12,7 @@ import {
 import { fromStatus } from '../../../src/core/dataplane/cilium/agent/status.js';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { ciliumCluster, facts } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 /** `cilium-dbg status --verbose` printing every field a setting is read from (1.16 on). */
 const STATUS = [
@@ -51,7 +52,7 @@ describe("the agent's sourced settings: one list", () => {
       'noBackend',
       'nodePortRange',
     ]);
-    const agent = new Analysis(facts(ciliumCluster())).state('node-b').cilium!;
+    const agent = new Analysis(facts(ciliumCluster()), { code: allModes }).state('node-b').cilium!;
     assert.deepEqual(
       settingsStated(agent).map((s) => s.setting),
       SOURCED_SETTINGS.map((s) => SETTING_NAMES[s]),

@@ -13,6 +13,7 @@ import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { traceCiliumPacket } from '../../../src/core/dataplane/cilium/trace.js';
 import { aCiliumAgent } from '../../support/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const STATUS = readFileSync(
   new URL(
@@ -209,7 +210,7 @@ describe("each of the Cilium agent's settings, with where it was read", () => {
       nodes: { n1: { 'cilium-status': status } },
       meta: {},
     };
-    const mode = new Analysis(facts as never).state('n1').mode;
+    const mode = new Analysis(facts as never, { code: allModes }).state('n1').mode;
     assert.equal(mode.value, 'cilium');
     assert.equal(mode.from, 'objects');
     assert.equal(mode.evidence.kind, 'read');

@@ -22,6 +22,7 @@ import {
   twoNodes,
   webPods,
 } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 describe('a range as netip.ParsePrefix reads it', () => {
   it('rejects what Go 1.26 rejects, saying why, and reads the rest', () => {
@@ -81,6 +82,7 @@ const analysis = (
       ],
       { 'node-a': listed },
     ),
+    { code: allModes },
   );
 const SAID =
   'Cilium\'s agent ignores " 10.0.0.0/8" (spaces around it), "010.1.0.0/16" (an octet with a leading zero) of the loadBalancerSourceRanges of default/web: it parses each as written (netip.ParsePrefix), so its frontends check the source against 192.168.0.0/16 only';

@@ -10,10 +10,11 @@ import { settingsStated } from '../../../src/core/dataplane/cilium/agent/provena
 import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { ciliumCluster, dumps, facts, healthy, TARGET } from '../checks/builders.js';
 import { assertMatchesSchema } from '../../support/schema.js';
+import { allModes } from '../../support/modes.js';
 
 describe("svc -o json: each Cilium node's agent settings, with their sources", () => {
   const f = facts(ciliumCluster({ 'bpf-lb-mode': 'dsr' }));
-  const doc = reportDoc(diagnose(f, TARGET)) as ReturnType<typeof reportDoc> & {
+  const doc = reportDoc(diagnose(f, TARGET, { code: allModes })) as ReturnType<typeof reportDoc> & {
     nodes?: { node: string; cilium: { agent: string; settings: unknown[] } }[];
   };
 
@@ -22,7 +23,7 @@ describe("svc -o json: each Cilium node's agent settings, with their sources", (
       doc.nodes?.map((n) => n.node),
       ['node-a', 'node-b'],
     );
-    const a = new Analysis(f).state('node-b').cilium!;
+    const a = new Analysis(f, { code: allModes }).state('node-b').cilium!;
     const b = doc.nodes!.find((n) => n.node === 'node-b')!;
     assert.equal(b.cilium.agent, `${a.pod.namespace}/${a.pod.name}`);
     assert.deepEqual(b.cilium.settings, settingsStated(a));
@@ -40,7 +41,7 @@ describe("svc -o json: each Cilium node's agent settings, with their sources", (
   it('matches the published schema, where nodes is optional', () => assertMatchesSchema(doc));
 
   it('a cluster without Cilium: no nodes property (the document as before)', () => {
-    const d = reportDoc(diagnose(facts(healthy(), dumps(healthy())), TARGET));
+    const d = reportDoc(diagnose(facts(healthy(), dumps(healthy())), TARGET, { code: allModes }));
     assert.equal('nodes' in d, false);
   });
 });

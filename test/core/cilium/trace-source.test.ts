@@ -13,6 +13,7 @@ import { Analysis } from '../../../src/core/nodes/analysis.js';
 import type { TracePacket } from '../../../src/core/dataplane/trace/trace.js';
 import { ciliumCluster, facts } from '../checks/builders.js';
 import { kdebug } from '../../support/cli.js';
+import { allModes } from '../../support/modes.js';
 
 const FRONTENDS = [
   'Address            Type       ServiceName  PortName  Backends                                  Status',
@@ -28,6 +29,7 @@ const walk = (src: string, config: Record<string, string> = {}, p: Partial<Trace
     facts(ciliumCluster({ ...SOCKET_LB, ...config }), {
       'node-b': { 'cilium-frontends': FRONTENDS },
     }),
+    { code: allModes },
   )
     .node('node-b')
     .trace({ src, dst: '10.96.0.50', dport: 80, protocol: 'tcp', fromHost: false, ...p });
@@ -114,6 +116,7 @@ describe("the Cilium walk from another node's address to a ClusterIP", () => {
       facts(ciliumCluster({ 'kube-proxy-replacement': 'true' }), {
         'node-b': { 'cilium-frontends': FRONTENDS },
       }),
+      { code: allModes },
     )
       .node('node-b')
       .trace({ src: '192.0.2.10', dst: '10.96.0.50', dport: 80, protocol: 'tcp', fromHost: false });
@@ -134,7 +137,9 @@ describe("the Cilium walk from another node's address to a ClusterIP", () => {
     const objects = ciliumCluster().filter(
       (o) => !(o.kind === 'Pod' && o.metadata?.name === 'cilium-node-a'),
     );
-    const bare = new Analysis(facts(objects, { 'node-b': { 'cilium-frontends': FRONTENDS } }))
+    const bare = new Analysis(facts(objects, { 'node-b': { 'cilium-frontends': FRONTENDS } }), {
+      code: allModes,
+    })
       .node('node-b')
       .trace({ src: '192.0.2.10', dst: '10.96.0.50', dport: 80, protocol: 'tcp', fromHost: false });
     assert.equal(bare.enters, "the node's device (tc/XDP at ingress)");
@@ -172,6 +177,7 @@ describe("the Cilium walk from another node's address to a ClusterIP", () => {
           'node-a': { 'cilium-status': status(sock) },
           'node-b': { 'cilium-frontends': FRONTENDS },
         }),
+        { code: allModes },
       )
         .node('node-b')
         .trace({
