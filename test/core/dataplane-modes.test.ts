@@ -1,8 +1,13 @@
 // Which mode's code a run loads for what its nodes recorded (core/nodes/commands.ts listingMode):
-// each listing's stem names the mode that reads it, and no other output loads one.
+// each listing's stem names the mode that reads it, and no other output loads one. The code
+// loaded is the value loadDataplanes returns, and nothing else holds it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { loadModes, ModeNotLoaded, type LoadedMode } from '../../src/core/dataplane/modes.js';
+import type { Facts } from '../../src/core/model.js';
+import { loadDataplanes } from '../../src/core/nodes/analysis.js';
 import { commandStem, listingMode, type NodeCommand } from '../../src/core/nodes/commands.js';
+import { aCiliumAgent } from '../support/builders.js';
 
 describe('the mode a recorded output loads', () => {
   it("each mode's listings, by the stem a snapshot keeps them under", () => {
@@ -36,5 +41,46 @@ describe('the mode a recorded output loads', () => {
       { kind: 'tcp-connect', ip: '10.96.0.10', port: 53 },
     ];
     for (const c of others) assert.equal(listingMode(commandStem(c)), undefined, commandStem(c));
+  });
+});
+
+/** The modes whose code `code` holds: the others are a bug to ask for, said in one line. */
+function held(code: Awaited<ReturnType<typeof loadModes>>): LoadedMode[] {
+  return (['nftables', 'ipvs', 'cilium'] as const).filter((m) => {
+    try {
+      return code.of(m) !== undefined;
+    } catch (e) {
+      assert.ok(e instanceof ModeNotLoaded, String(e));
+      assert.equal(e.message, `kdebug: the ${m} dataplane was not loaded before it was read`);
+      return false;
+    }
+  });
+}
+
+describe('the code a run loads', () => {
+  const recorded = (stems: string[], objects: Facts['objects'] = []): Facts => ({
+    objects,
+    nodes: { 'node-a': Object.fromEntries(stems.map((s) => [s, ''])) },
+    meta: {},
+  });
+
+  it('an iptables node loads no other mode: each one asked for is a bug, in one line', async () => {
+    const code = await loadDataplanes(recorded(['iptables-save', 'ip-addr', 'proxy-mode']));
+    assert.deepEqual(held(code), []);
+  });
+
+  it("the modes the nodes' listings name, and Cilium's for an agent in the API", async () => {
+    const nft = commandStem({ kind: 'nft-list', family: 'ip' });
+    const ipset = commandStem({ kind: 'ipset-save' });
+    assert.deepEqual(held(await loadDataplanes(recorded([nft]))), ['nftables']);
+    assert.deepEqual(held(await loadDataplanes(recorded([ipset, 'iptables-save']))), ['ipvs']);
+    // an agent's expected frontends need no listing of it
+    const agent = recorded(['iptables-save'], [aCiliumAgent('node-a')]);
+    assert.deepEqual(held(await loadDataplanes(agent)), ['cilium']);
+  });
+
+  it("each load is its own value: a mode loaded before is not another run's", async () => {
+    assert.deepEqual(held(await loadModes(['ipvs', 'nftables', 'iptables'])), ['nftables', 'ipvs']);
+    assert.deepEqual(held(await loadModes([])), []);
   });
 });
