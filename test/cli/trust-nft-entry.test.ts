@@ -14,6 +14,7 @@ import type { Facts } from '../../src/core/model.js';
 import { analyze } from '../../src/tui/data.js';
 import { kdebug } from '../support/cli.js';
 import { clusterIpObjects, labListing, NODE_A_TABLE } from '../support/nft-lab.js';
+import { allModes } from '../support/modes.js';
 
 const ELEMENT = '10.96.33.216 . tcp . 80 : goto service-FN4G4LLS-matrix/cluster-ip/tcp/http,';
 const objects = () => clusterIpObjects(['10.244.1.4', '10.244.2.2']);
@@ -92,7 +93,7 @@ describe('trace: an nftables Service entry missing', () => {
       },
       meta: {},
     };
-    const { result } = analyze(facts)
+    const { result } = analyze({ facts, code: allModes })
       .nodes.find((n) => n.name === 'node-a')!
       .trace({
         src: '10.244.1.9',

@@ -10,6 +10,7 @@ import { Analysis } from '../../src/core/nodes/analysis.js';
 import { nftStems } from '../../src/core/facts/facts.js';
 import type { Facts } from '../../src/core/model.js';
 import { FIXTURES } from '../versions/record.js';
+import { allModes } from '../support/modes.js';
 
 const DIR = join(FIXTURES, '31', 'nftables');
 const CHAIN_OF = 'matrix/cluster-ip/tcp/http__10.244.2.3/80'; // the endpoint chain's name ends so
@@ -29,7 +30,8 @@ async function chainDeleted(): Promise<Facts> {
   return facts;
 }
 
-const said = (facts: Facts) => new Analysis(facts).node('node-a').drift().findings;
+const said = (facts: Facts) =>
+  new Analysis(facts, { code: allModes }).node('node-a').drift().findings;
 
 describe('an nftables endpoint chain deleted: one root, one finding', () => {
   it('element-chain-missing alone, with the rule that sends there and the missing lines only', async () => {

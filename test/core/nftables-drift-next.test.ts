@@ -11,6 +11,7 @@ import { isKubeProxyPod, toPod } from '../../src/core/kube/objects.js';
 import { shellLine } from '../../src/core/findings/next-command.js';
 import type { Facts } from '../../src/core/model.js';
 import { FIXTURES } from '../versions/record.js';
+import { allModes } from '../support/modes.js';
 
 const DIR = join(FIXTURES, '31', 'nftables');
 
@@ -28,7 +29,7 @@ async function elementDeleted(): Promise<Facts> {
 }
 
 const nextOf = (facts: Facts) => {
-  const f = new Analysis(facts)
+  const f = new Analysis(facts, { code: allModes })
     .node('node-a')
     .drift()
     .findings.find((x) => x.id === 'service-rules-missing');

@@ -11,6 +11,7 @@ import { Analysis } from '../../src/core/nodes/analysis.js';
 import { nftStems } from '../../src/core/facts/facts.js';
 import type { Facts } from '../../src/core/model.js';
 import { FIXTURES } from '../versions/record.js';
+import { allModes } from '../support/modes.js';
 
 const DIR = join(FIXTURES, '31', 'nftables');
 const CLUSTER_IP = '10.96.164.55'; // matrix/no-endpoints
@@ -56,6 +57,7 @@ describe('no-endpoints-reject-missing in nftables mode: what is missing, and wha
   it('cluster-ips still holds the IP: refused by cluster-ips-check, as the walk says; only the element quoted', async () => {
     const a = new Analysis(
       await edited((j) => dropElements(j, 'no-endpoint-services', 'matrix/no-endpoints:http')),
+      { code: allModes },
     );
     const f = rejectMissing(a);
     // what kube-proxy writes that the table lacks: the element alone, not the cluster-ips and
@@ -85,6 +87,7 @@ describe('no-endpoints-reject-missing in nftables mode: what is missing, and wha
         dropElements(j, 'no-endpoint-services', 'matrix/no-endpoints:http');
         dropElements(j, 'cluster-ips', CLUSTER_IP);
       }),
+      { code: allModes },
     );
     const f = rejectMissing(a);
     assert.match(f.explanation, /pass the table untranslated instead of being refused/);

@@ -14,6 +14,7 @@ import { expectedNftText } from '../../src/core/dataplane/nftables/expected/expe
 import { nftStems } from '../../src/core/facts/facts.js';
 import type { Facts } from '../../src/core/model.js';
 import { recordings } from './record.js';
+import { allModes } from '../support/modes.js';
 
 const nftables = recordings().filter((r) => r.mode === 'nftables');
 
@@ -46,7 +47,7 @@ describe("nftables drift and expect where kube-proxy's version is not read or no
   for (const { release, dir } of nftables)
     it(`v1.${release.minor}'s table, image by digest: compared as a release its table allows, no drift, expect notes it`, async () => {
       const facts = await withImage(dir, DIGEST);
-      const a = new Analysis(facts);
+      const a = new Analysis(facts, { code: allModes });
       for (const node of Object.keys(facts.nodes)) {
         assert.equal(a.state(node).version, undefined, `${node}: the version is not read`);
         const d = a.node(node).drift();
@@ -73,7 +74,7 @@ describe("nftables drift and expect where kube-proxy's version is not read or no
   for (const tag of ['v1.38.0', 'v1.29.5', 'latest'])
     it(`v1.34's table, image ${tag}: compared as 1.34-1.35, no drift`, async () => {
       const dir = nftables.find((r) => r.release.minor === 34)!.dir;
-      const a = new Analysis(await withImage(dir, tag));
+      const a = new Analysis(await withImage(dir, tag), { code: allModes });
       assert.deepEqual(findings(a, 'node-a'), []);
       const d = a.node('node-a').drift();
       // the nearest to the release read that the table allows
@@ -88,7 +89,7 @@ describe("nftables drift and expect where kube-proxy's version is not read or no
 
   it('a modelled version read is compared as that release, whatever the table shows', async () => {
     const dir = nftables.find((r) => r.release.minor === 34)!.dir;
-    const a = new Analysis(await withImage(dir, 'v1.37.2'));
+    const a = new Analysis(await withImage(dir, 'v1.37.2'), { code: allModes });
     const d = a.node('node-a').drift();
     assert.equal(d.release?.minor, 37);
     assert.equal(d.writtenBy, undefined);
@@ -109,7 +110,7 @@ describe("nftables drift and expect where kube-proxy's version is not read or no
       map.elem = map.elem.filter((e) => !JSON.stringify(e).includes('matrix/cluster-ip/tcp/http'));
       assert.equal(map.elem.length, before - 1);
       facts.nodes['node-a']![stem] = JSON.stringify(json);
-      const a = new Analysis(facts);
+      const a = new Analysis(facts, { code: allModes });
       assert.deepEqual(
         a
           .node('node-a')

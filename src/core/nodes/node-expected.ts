@@ -50,7 +50,7 @@ export abstract class NodeExpected extends NodeReads {
         family: this.family,
         unread: this.analysis.endpointsUnread(),
         ...(table
-          ? { shown: () => (this.shownMemo ??= modeCode('nftables').nftShown(table)) }
+          ? { shown: () => (this.shownMemo ??= this.modeCode('nftables').nftShown(table)) }
           : {}),
         ...overrides,
       };

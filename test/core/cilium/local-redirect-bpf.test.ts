@@ -14,6 +14,7 @@ import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { ciliumCluster, facts, run } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 /** bpf lb list of 1.16 (the Service column once) and of 1.17 on (with the slot on every row). */
 const LISTINGS = {
@@ -50,7 +51,7 @@ describe('a Local Redirect Policy frontend in bpf lb list', () => {
     const f = facts(ciliumCluster({}), {
       'node-b': { 'cilium-frontends': FRONTENDS, 'cilium-bpf-lb-list': LISTINGS['1.17'] },
     });
-    const d = new Analysis(f).node('node-b').drift();
+    const d = new Analysis(f, { code: allModes }).node('node-b').drift();
     assert.equal(d.cilium?.read, 'both');
     assert.deepEqual(
       d.findings.map((x) => x.id),
@@ -79,7 +80,7 @@ describe('a Local Redirect Policy frontend in bpf lb list', () => {
 
       const f = facts(ciliumCluster({}), { 'node-b': { 'cilium-bpf-lb-list': listing } });
       it('drift: the cilium-local-redirect note, nothing missing or stale', () => {
-        const d = new Analysis(f).node('node-b').drift();
+        const d = new Analysis(f, { code: allModes }).node('node-b').drift();
         assert.deepEqual(
           d.findings.map((x) => x.id),
           [],

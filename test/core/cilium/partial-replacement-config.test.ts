@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { aCiliumAgent } from '../../support/builders.js';
 import { ciliumCluster, facts, kubeProxy, replace } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 /** node-b's state with an agent of `tag` and cilium-config `config`, no status recorded. */
 const stateAt = (tag: string, config: Record<string, string>, withKubeProxy = false) => {
@@ -22,7 +23,9 @@ const stateAt = (tag: string, config: Record<string, string>, withKubeProxy = fa
     'cilium-node-b',
     aCiliumAgent('node-b', `quay.io/cilium/cilium:${tag}`),
   );
-  return new Analysis(facts([...objects, ...(withKubeProxy ? kubeProxy() : [])])).state('node-b');
+  return new Analysis(facts([...objects, ...(withKubeProxy ? kubeProxy() : [])]), {
+    code: allModes,
+  }).state('node-b');
 };
 
 const NP = { 'enable-node-port': 'true' };
@@ -95,9 +98,9 @@ describe('a partial kube-proxy replacement from cilium-config alone', () => {
       'cilium-node-b',
       aCiliumAgent('node-b', 'quay.io/cilium/cilium:v1.14.19'),
     );
-    const s = new Analysis(facts(objects, { 'node-b': { 'proxy-mode': 'iptables' } })).state(
-      'node-b',
-    );
+    const s = new Analysis(facts(objects, { 'node-b': { 'proxy-mode': 'iptables' } }), {
+      code: allModes,
+    }).state('node-b');
     assert.equal(s.mode.value, 'iptables');
     assert.equal(s.mode.evidence.kind, 'observed');
     assert.deepEqual(s.cilium?.replacement?.leaves, ['HostPort']);

@@ -21,6 +21,7 @@ import {
   replace,
   run,
 } from '../checks/builders.js';
+import { allModes } from '../../support/modes.js';
 
 const NODE_PORT = aService({
   spec: {
@@ -64,6 +65,7 @@ const serviceList = (nodePort: boolean) =>
 const ciliumNode = (config: Record<string, string>, nodePort: boolean) =>
   new Analysis(
     facts(cluster(config), { 'node-b': { 'cilium-service-list': serviceList(nodePort) } }),
+    { code: allModes },
   );
 const ids = (fs: { id: string; status: string }[]) => fs.map((f) => `${f.id} ${f.status}`);
 
@@ -122,7 +124,9 @@ describe('a partial replacement beside a kube-proxy Pod', () => {
       .split('\n')
       .filter((l) => !/-A KUBE-NODEPORTS .*--dport 30080/.test(l))
       .join('\n');
-    const a = new Analysis(facts(objects, { 'node-b': { 'iptables-save': dump } }));
+    const a = new Analysis(facts(objects, { 'node-b': { 'iptables-save': dump } }), {
+      code: allModes,
+    });
     assert.equal(a.state('node-b').mode.value, 'iptables');
     return a.node('node-b').drift();
   };

@@ -107,6 +107,7 @@ describe('a partial kube-proxy replacement (Cilium 1.14 "Partial", before 1.13 "
             ),
           },
         }),
+        { code: allModes },
       ).state('node-b');
     const s = at('Disabled', 'Enabled (Range: 30000-32767) ');
     assert.equal(s.mode.value, 'cilium');
