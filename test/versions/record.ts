@@ -7,7 +7,8 @@
 // matrix, waits until kube-proxy wrote it, and saves a kdebug snapshot under
 // test/fixtures/releases/<minor>/<mode>/; IPVS mode (every release) runs in the IPVS VM
 // (test/support/ipvs-vm: a real kernel with IPVS) as node-a, the VM's other files in
-// <minor>/ipvs-vm/ (ipvs-dual, -vm: the same in a dual-stack cluster). Run it under `flock /tmp/kdebug-lab.lock`: one lab at a time on a machine.
+// <minor>/ipvs-vm/ (ipvs-dual, -vm: the same in a dual-stack cluster; iptables-dual and
+// nftables-dual: the lab's modes so, both families' rules waited for and saved). Run it under `flock /tmp/kdebug-lab.lock`: one lab at a time on a machine.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -24,7 +25,12 @@ import { fileURLToPath } from 'node:url';
 import { K8S_VERSION, kubeProxyBuilt } from '../support/cluster/build.js';
 import { ClusterClient } from '../support/cluster/client.js';
 import { down, ROOT, up } from '../support/cluster/cluster.js';
-import { applyMatrix, LB_INGRESS, MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
+import {
+  applyMatrix,
+  LB_INGRESS,
+  LB_INGRESS_V6,
+  MATRIX_NAMESPACE,
+} from '../support/cluster/matrix.js';
 import type { ProxyMode } from '../support/cluster/topology.js';
 import { recordIpvsNode } from '../support/ipvs-vm/kube-proxy.js';
 import { MODELLED, type Release } from '../../src/core/dataplane/kube-proxy/releases.js';
@@ -42,12 +48,15 @@ export const LATEST_PATCH: Record<number, string> = {
 };
 
 /** A recording's kube-proxy mode: the lab's nodes run iptables and nftables, the IPVS VM ipvs
- * (ipvs-dual: in a dual-stack cluster, Services and EndpointSlices of both families). */
-export type RecordedMode = ProxyMode | 'ipvs' | 'ipvs-dual';
+ * (-dual: in a dual-stack cluster, Services and EndpointSlices of both families). */
+export type RecordedMode = ProxyMode | 'ipvs' | `${ProxyMode | 'ipvs'}-dual`;
 
 /** The mode kube-proxy runs in a recording (its RECORDED and what kdebug reads off the node). */
 export const proxyModeOf = (mode: RecordedMode): ProxyMode | 'ipvs' =>
-  mode === 'ipvs-dual' ? 'ipvs' : mode;
+  mode.replace(/-dual$/, '') as ProxyMode | 'ipvs';
+
+/** A recording made in a dual-stack cluster. */
+export const isDual = (mode: RecordedMode): boolean => mode.endsWith('-dual');
 
 /** A recording made in the IPVS VM, node-a the VM's and node-b the lab's (iptables mode). */
 export const inVm = (mode: RecordedMode): boolean => proxyModeOf(mode) === 'ipvs';
@@ -56,12 +65,13 @@ export const inVm = (mode: RecordedMode): boolean => proxyModeOf(mode) === 'ipvs
 export const labModesOf = (minor: number): ProxyMode[] =>
   minor >= 31 ? ['iptables', 'nftables'] : ['iptables'];
 
-/** Every mode recorded of a release: the lab's, IPVS (in every modelled release), and IPVS
- * dual-stack on the oldest and newest (a VM run each, minutes under emulation). */
+/** Every mode recorded of a release: the lab's, IPVS (in every modelled release), and each mode
+ * dual-stack on its oldest and newest release (IPVS: a VM run each, minutes under emulation). */
 export const modesOf = (minor: number): RecordedMode[] => [
   ...labModesOf(minor),
   'ipvs',
-  ...(minor === 30 || minor === 37 ? ['ipvs-dual' as const] : []),
+  ...(minor === 30 || minor === 37 ? (['ipvs-dual', 'iptables-dual'] as const) : []),
+  ...(minor === 31 || minor === 37 ? (['nftables-dual'] as const) : []),
 ];
 
 export const FIXTURES = join(ROOT, 'test/fixtures/releases');
@@ -88,8 +98,8 @@ async function record(minor: number, mode: RecordedMode): Promise<void> {
   const version = LATEST_PATCH[minor]!;
   const started = Date.now();
   // in an IPVS recording the lab's own nodes run the release in iptables mode (node-b stays so)
-  const labMode: ProxyMode = inVm(mode) ? 'iptables' : (mode as ProxyMode);
-  const families = mode === 'ipvs-dual' ? 'dual' : 'ipv4';
+  const labMode: ProxyMode = inVm(mode) ? 'iptables' : (proxyModeOf(mode) as ProxyMode);
+  const families = isDual(mode) ? 'dual' : 'ipv4';
   const c = new ClusterClient(
     await up({
       prefix: PREFIX,
@@ -101,16 +111,42 @@ async function record(minor: number, mode: RecordedMode): Promise<void> {
   );
   try {
     await applyMatrix(c, families);
-    const ips = [...c.podIPs(MATRIX_NAMESPACE), ...Object.values(LB_INGRESS)];
-    const rules = (node: string) =>
+    // every Pod IP of both families (podIPs), each looked for in its own family's rules
+    const podIPs = c
+      .kubectl([
+        '-n',
+        MATRIX_NAMESPACE,
+        'get',
+        'pods',
+        '-o',
+        'jsonpath={range .items[*]}{range .status.podIPs[*]}{.ip}{" "}{end}{end}',
+      ])
+      .split(' ')
+      .filter(Boolean);
+    const lbs = [
+      ...Object.values(LB_INGRESS),
+      ...(isDual(mode) ? Object.values(LB_INGRESS_V6) : []),
+    ];
+    const ips = [...podIPs, ...lbs];
+    const rules = (node: string, v6: boolean) =>
       c.onNode(
         node,
-        labMode === 'nftables' ? ['nft', 'list', 'table', 'ip', 'kube-proxy'] : ['iptables-save'],
+        labMode === 'nftables'
+          ? ['nft', 'list', 'table', v6 ? 'ip6' : 'ip', 'kube-proxy']
+          : [v6 ? 'ip6tables-save' : 'iptables-save'],
       ).stdout;
+    // an address whole, not part of a longer one (10.244.1.5 is not 10.244.1.50, ::5 not ::50)
+    const holds = (r: string, ip: string) =>
+      new RegExp(
+        ip.includes(':')
+          ? `(?<![0-9a-f:])${ip}(?![0-9a-f]|:[0-9a-f])`
+          : `(?<![\\d.])${ip.replace(/\./g, '\\.')}(?!\\d|\\.\\d)`,
+      ).test(r);
     await c.until('kube-proxy to write every endpoint and load-balancer IP', () =>
       c.info.nodes.every((n) => {
-        const r = rules(n.name);
-        return ips.every((ip) => new RegExp(`\\b${ip.replace(/\./g, '\\.')}\\b`).test(r));
+        const v4 = rules(n.name, false);
+        const v6 = isDual(mode) ? rules(n.name, true) : '';
+        return ips.every((ip) => holds(ip.includes(':') ? v6 : v4, ip));
       }),
     );
     const out = join(FIXTURES, String(minor), mode);
@@ -125,6 +161,15 @@ async function record(minor: number, mode: RecordedMode): Promise<void> {
       const dir = join(tmp, 'snapshot');
       const saved = c.kdebug(['snapshot', 'save', dir, '--all', '-A', '--via', 'kube-proxy']);
       if (saved.code !== 0) throw new Error(`snapshot save: ${saved.stderr}`);
+      // a dual-stack recording holds each node's rules of both families
+      const dumps =
+        labMode === 'nftables'
+          ? ['nft-ip-kube-proxy', 'nft-ip6-kube-proxy']
+          : ['iptables-save', 'ip6tables-save'];
+      for (const n of c.info.nodes)
+        for (const dump of isDual(mode) ? dumps : dumps.slice(0, 1))
+          if (!existsSync(join(dir, 'nodes', n.name, `${dump}.txt`)))
+            throw new Error(`snapshot save: no nodes/${n.name}/${dump}.txt`);
       rmSync(out, { recursive: true, force: true });
       cpSync(dir, out, { recursive: true });
       rmSync(tmp, { recursive: true, force: true });
