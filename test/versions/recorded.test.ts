@@ -19,6 +19,7 @@ import { Analysis } from '../../src/core/nodes/analysis.js';
 import { expectedSave } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { nftStems } from '../../src/core/facts/facts.js';
 import type { Facts } from '../../src/core/model.js';
+import type { IPFamily } from '../../src/core/ipv6.js';
 import { serviceCIDRs } from '../../src/core/kube/objects.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { watchedServiceCIDRs } from '../../src/core/dataplane/kube-proxy/releases.js';
@@ -26,7 +27,7 @@ import { differences, nftDifferences } from '../support/cluster/truth.js';
 import { hasCommand } from '../support/skip.js';
 import { IPVS_NODE } from '../support/ipvs-vm/kube-proxy.js';
 import { ipvsDifferences } from '../support/ipvs-vm/truth.js';
-import { FIXTURES, inVm, proxyModeOf, recordedBy, recordings } from './record.js';
+import { FIXTURES, inVm, isDual, proxyModeOf, recordedBy, recordings } from './record.js';
 import { allModes } from '../support/modes.js';
 
 const recorded = recordings();
@@ -43,11 +44,13 @@ function imageOn(facts: Facts, node: string): { pod: string; image: string } | u
 }
 
 const nft = hasCommand('nft') && hasCommand('unshare');
-/** Our script as nft lists it (JSON), loaded into a network namespace of its own. */
-const listed = (script: string) => {
+/** Our script of a family's table as nft lists it (JSON), loaded into a network namespace of its
+ * own. */
+const listed = (script: string, family: IPFamily) => {
+  const table = family === 'IPv6' ? 'ip6' : 'ip';
   const r = spawnSync(
     'unshare',
-    ['-n', 'sh', '-c', 'nft -f - && nft -j list table ip kube-proxy'],
+    ['-n', 'sh', '-c', `nft -f - && nft -j list table ${table} kube-proxy`],
     {
       input: script,
       encoding: 'utf8',
@@ -83,35 +86,43 @@ describe('expect and drift against what each release really wrote (the lab recor
           assert.equal(version.evidence.kind, 'read', name);
         }
 
-        // no release given: expect and drift model the one read
-        const node = analysis.node(name);
-        const exp = node.expected();
-        assert.equal(exp.release.minor, release.minor, `${name}: the release expect writes`);
-        // an IPVS recording's other node is the lab's, in iptables mode
-        const nodeMode = analysis.state(name).mode.value;
-        assert.equal(
-          nodeMode,
-          inVm(mode) && name !== IPVS_NODE ? 'iptables' : proxyModeOf(mode),
-          name,
-        );
-        if (nodeMode === 'ipvs') assert.deepEqual(ipvsDifferences(analysis, name), [], name);
-        else if (nodeMode === 'iptables') {
-          const saved = facts.nodes[name]!['iptables-save']!;
-          assert.deepEqual(differences(expectedSave(exp), saved), [], `${name}: expect`);
-        } else if (nft) {
-          const json = facts.nodes[name]![nftStems('IPv4').json] ?? '';
-          // what that release's kube-proxy knows of the Service CIDRs, as expect takes them
-          const cidrs = watchedServiceCIDRs(exp.release, serviceCIDRs(analysis.view));
-          const ours = listed(expectedNftScript(exp, cidrs).join('\n') + '\n');
-          assert.deepEqual(nftDifferences(ours, json), [], `${name}: expect`);
-        } else t.diagnostic('nft and unshare missing: the table is compared by drift only');
-        const d = node.drift();
-        assert.equal(d.release?.minor, release.minor, `${name}: the release drift compares with`);
-        assert.deepEqual(
-          d.findings.map((f) => `${severityOf(f)} ${f.id}: ${f.title}`),
-          [],
-          `${name}: drift`,
-        );
+        // no release given: expect and drift model the one read; a dual-stack recording's
+        // nodes run both families' proxiers, each compared with what it wrote
+        const families: IPFamily[] = isDual(mode) ? ['IPv4', 'IPv6'] : ['IPv4'];
+        for (const family of families) {
+          const what = `${name} ${family}`;
+          const node = analysis.node(name, undefined, family);
+          const exp = node.expected();
+          assert.equal(exp.release.minor, release.minor, `${what}: the release expect writes`);
+          // an IPVS recording's other node is the lab's, in iptables mode
+          const nodeMode = analysis.state(name).mode.value;
+          assert.equal(
+            nodeMode,
+            inVm(mode) && name !== IPVS_NODE ? 'iptables' : proxyModeOf(mode),
+            name,
+          );
+          if (nodeMode === 'ipvs') {
+            if (family === 'IPv4') assert.deepEqual(ipvsDifferences(analysis, name), [], name);
+          } else if (nodeMode === 'iptables') {
+            const dump = family === 'IPv6' ? 'ip6tables-save' : 'iptables-save';
+            const saved = facts.nodes[name]![dump] ?? assert.fail(`${what}: no ${dump} recorded`);
+            assert.deepEqual(differences(expectedSave(exp), saved), [], `${what}: expect`);
+          } else if (nft) {
+            const { json: stem } = nftStems(family);
+            const json = facts.nodes[name]![stem] ?? assert.fail(`${what}: no ${stem} recorded`);
+            // what that release's kube-proxy knows of the Service CIDRs, as expect takes them
+            const cidrs = watchedServiceCIDRs(exp.release, serviceCIDRs(analysis.view));
+            const ours = listed(expectedNftScript(exp, cidrs).join('\n') + '\n', family);
+            assert.deepEqual(nftDifferences(ours, json), [], `${what}: expect`);
+          } else t.diagnostic('nft and unshare missing: the table is compared by drift only');
+          const d = node.drift();
+          assert.equal(d.release?.minor, release.minor, `${what}: the release drift compares with`);
+          assert.deepEqual(
+            d.findings.map((f) => `${severityOf(f)} ${f.id}: ${f.title}`),
+            [],
+            `${what}: drift`,
+          );
+        }
       }
     });
 });
