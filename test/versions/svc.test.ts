@@ -18,7 +18,7 @@ import type { Facts, Finding, Report, Step } from '../../src/core/model.js';
 import { kdebugAsync } from '../support/cli.js';
 import { MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
 import { IPVS_NODE } from '../support/ipvs-vm/kube-proxy.js';
-import { inVm, recordedBy, recordings } from './record.js';
+import { inVm, proxyModeOf, recordedBy, recordings } from './record.js';
 import { allModes } from '../support/modes.js';
 
 /** The Services the lab runs `kdebug svc` on against a live kube-proxy (releases, nftables). */
@@ -81,7 +81,7 @@ describe('kdebug svc on what each release really wrote (the lab recordings)', ()
         assert.equal(r.code, mixed ? 1 : 0, `${what}: ${r.stderr}`);
         const report = JSON.parse(r.stdout) as Report & { service?: { proxyMode?: string } };
         // the IPVS recordings' node-b is the lab's own node, in iptables mode: said mixed
-        assert.equal(report.service?.proxyMode, mixed ? 'mixed' : mode, what);
+        assert.equal(report.service?.proxyMode, mixed ? 'mixed' : proxyModeOf(mode), what);
         // the release it read, and where: the image of each node's kube-proxy Pod (the VM's
         // node-a: its /metrics)
         const version = report.steps
