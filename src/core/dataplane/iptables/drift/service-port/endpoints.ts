@@ -80,12 +80,21 @@ export function compareEndpoints(
   const extra: TreeEndpoint[] = [];
   const returning = new Map<TreeEndpoint, ExpectedEndpoint | undefined>(); // chains without DNAT
   for (const a of actual) {
+    if (a.chainMissing) {
+      // the endpoint its chain's name hashes: the chain missing is the one root, so that
+      // endpoint is not said missing as well
+      const own = expected.find((x) => x.chain === a.chain);
+      if (own) matched.set(own.address, a);
+      else extra.push(a); // a jump kube-proxy would not write: the shares are not compared
+      endpointChainMissing(sp, a, own, chain, traffic, c);
+      continue;
+    }
     const e = a.address
       ? byAddress.get(a.address)
       : a.inferredIP
         ? expected.find((x) => x.ip === a.inferredIP)
         : undefined;
-    if (e && !a.chainMissing) matched.set(e.address, a);
+    if (e) matched.set(e.address, a);
     else if (!a.address && a.chainPartial && expected.some((x) => x.chain === a.chain))
       // its DNAT rule not read (the chain read in part): the endpoint its chain's name hashes,
       // nothing said of where it sends
@@ -103,18 +112,7 @@ export function compareEndpoints(
   const through = sharesKnown(actual) ? walked.fallThrough : 0;
   if (through > 0) fallsThrough(sp, missing, [...returning.keys()], through, chain, path, c);
   for (const a of extra) {
-    if (a.chainMissing) {
-      c.add({
-        id: 'service-chain-missing',
-        service: sp.name,
-        title: `jump to ${a.chain}, which does not exist`,
-        message: `node ${c.node} sends ${percent(a.probability)} of ${sp.name}${traffic} to ${a.chain}, a chain that is not in the dump.`,
-        expected: nat(sp.nat.filter((l) => l.chain === chain)),
-        actual: chainLines(c.nat, chain),
-        ...syncNext(c),
-      });
-      continue;
-    }
+    if (a.chainMissing) continue; // said by endpointChainMissing
     const offNode = path === 'external' && sp.externalPolicyLocal && !isOnNode(a, sp, c);
     if (offNode)
       c.add({
@@ -153,6 +151,35 @@ export function compareEndpoints(
   weights(sp, expected, actual, chain, path, c);
   hairpin(sp, actual, c);
   affinity(sp, t, chain, c);
+}
+
+/** A jump to an endpoint chain the dump does not hold: said once for the chain (not again by
+ * ../jumps.ts), with the jumps as the node holds them and the chain as kube-proxy writes it. */
+function endpointChainMissing(
+  sp: ExpectedServicePort,
+  a: TreeEndpoint,
+  own: ExpectedEndpoint | undefined,
+  chain: string,
+  traffic: string,
+  c: DriftContext,
+): void {
+  if (c.reported.has(a.chain)) return; // the SVC and SVL chains share their endpoints' chains
+  c.reported.add(a.chain);
+  const whose = own
+    ? `the chain of endpoint ${own.address} (${podOf(own) ? `Pod ${podOf(own)}` : 'an endpoint'})`
+    : `a chain kube-proxy would not jump to for it${a.address ? ` (its comment names ${a.address})` : ''}`;
+  const from = [...new Set([chain, sp.chains.svc, sp.chains.svl])];
+  c.add({
+    id: 'jump-target-missing',
+    service: sp.name,
+    ...(own ? { endpoint: own.address } : {}),
+    title: `jump to ${a.chain}, which is missing`,
+    message: `node ${c.node}'s ${chain} sends ${percent(a.probability)} of ${sp.name}${traffic} to ${a.chain}, ${whose}, which the dump does not hold: iptables-restore refuses such a rule set, so the chain was lost from the dump or deleted by hand, and the dump does not show where that share goes.`,
+    // the chain's own rules; a chain kube-proxy would not write: the Service chain without the jump
+    expected: nat(sp.nat.filter((l) => l.chain === (own ? a.chain : chain))),
+    actual: from.flatMap((x) => chainLines(c.nat, x).filter((l) => l.endsWith(` -j ${a.chain}`))),
+    ...syncNext(c),
+  });
 }
 
 export function isOnNode(a: TreeEndpoint, sp: ExpectedServicePort, c: DriftContext): boolean {
