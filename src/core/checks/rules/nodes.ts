@@ -3,7 +3,7 @@
 // grows with the conditions found, not with the nodes read.
 import { seen, unseen } from '../../findings/evidence.js';
 import { isUnobserved, thousands, type Finding } from '../../model.js';
-import { namedFew } from '../../nodes/access.js';
+import { namedFew, ownNameAs } from '../../nodes/access.js';
 import type { RulesMatched } from '../context.js';
 
 /** One node's finding, its title not naming the node; `label` is its family ("IPv6: "), and
@@ -17,9 +17,12 @@ export interface OnNode {
   matched?: RulesMatched[];
 }
 
-/** Two nodes are in the same condition when their findings say the same, their names aside. */
+/** Two nodes are in the same condition when their findings say the same, their names aside: the
+ * name standing alone or as its facts' folder (nodes/NODE/), never inside another word or name
+ * (node "a" in "masquerade", node-1 in node-10). */
 function conditionKey({ node, label, finding: f }: OnNode): string {
-  const aside = (s: string | undefined) => (s ?? '').split(node).join('\0');
+  const aside = (s = '') =>
+    ownNameAs(s.split(`nodes/${node}/`).join('nodes/\0/'), node, '\0', false);
   return [label, f.id, f.status, f.service ?? '', f.title, aside(f.explanation)].join('\x01');
 }
 
