@@ -4,7 +4,8 @@
 // as the agent lists it.
 import { watchedServiceCIDRs } from '../core/dataplane/kube-proxy/releases.js';
 import { Analysis } from '../core/nodes/analysis.js';
-import { expectedSave } from '../core/dataplane/kube-proxy/expected.js';
+import { expectedSave, type ExpectedRules } from '../core/dataplane/kube-proxy/expected.js';
+import type { NodeKnobs } from '../core/dataplane/kube-proxy/knobs.js';
 import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected/expected.js';
 import { expectedNftText } from '../core/dataplane/nftables/expected/expected.js';
 import { expectedCiliumText } from '../core/dataplane/cilium/expected/render.js';
@@ -106,13 +107,19 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
         ];
   const out = families.map((family) => {
     if (mode === 'nftables') {
-      const exp = analysis.node(name!, undefined, family).expected();
-      return expectedNftText(exp, watchedServiceCIDRs(exp.release, serviceCIDRs(analysis.view)));
+      const n = analysis.node(name!, undefined, family);
+      const exp = n.expected();
+      return expectedNftText(
+        { ...exp, notes: [...exp.notes, ...releaseAssumed(exp, n.knobs())] },
+        watchedServiceCIDRs(exp.release, serviceCIDRs(analysis.view)),
+      );
     }
     if (mode === 'ipvs') {
       const n = analysis.node(name!, undefined, family);
       const options = n.ipvsOptions();
-      const e = expectedIpvs(n.expected(), options);
+      const exp = n.expected();
+      const e = expectedIpvs(exp, options);
+      e.notes.push(...releaseAssumed(exp, n.knobs()));
       // kube-proxy runs an IPv6 proxier wherever the node has IPv6: said where it is not printed
       if (
         families.length === 1 &&
@@ -129,7 +136,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
     const knobs = node.knobs();
     const notes = [
       ...exp.notes,
-      ...knobs.notes,
+      ...releaseAssumed(exp, knobs),
       ...(o.nfacct === undefined ? knobs.nfacctNotes : []),
     ];
     const text = expectedSave({ ...exp, notes }, { tables: o.table ? [o.table] : undefined });
@@ -140,6 +147,12 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   });
   print(out.join('\n'));
   return EXIT.ok;
+}
+
+/** What the knobs assumed of the node's kube-proxy release (its version unknown: the newest
+ * modelled, said), unless a table read showed the release: the rules' own notes say that one. */
+function releaseAssumed(exp: ExpectedRules, knobs: NodeKnobs): string[] {
+  return exp.writtenBy ? [] : knobs.notes;
 }
 
 /** The family of the cluster's first Service cluster IP (the kubernetes Service's, else any): an

@@ -66,7 +66,7 @@ describe('IPVS mode on the oldest and newest recorded releases', () => {
         assert.equal(v4.code, 0, v4.stderr);
         assert.match(
           v4.stdout,
-          /^# the node has IPv6, so kube-proxy runs its IPv6 proxier here too/m,
+          /^# note: the node has IPv6, so kube-proxy runs its IPv6 proxier here too/m,
         );
         assert.doesNotMatch(v4.stdout, /^create KUBE-6-/m);
         const v6 = kdebug(['expect', '--snapshot', dir, '--node', IPVS_NODE, '--family', 'ipv6']);

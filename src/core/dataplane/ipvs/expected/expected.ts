@@ -231,7 +231,7 @@ export function expectedIpvsText(e: ExpectedIpvs): string {
   const v6 = e.family === 'IPv6';
   return [
     `# kdebug expect: what kube-proxy v1.${e.release.minor} programs in IPVS mode (${e.family})`,
-    ...e.notes.map((n) => `# ${n}`),
+    ...e.notes.map((n) => `# note: ${n}`),
     `# IPVS (${e.family}): ipvsadm-save -n (ipvsadm-restore loads it)`,
     ...ipvsadmSaveLines(e),
     `# ipsets: ipset list -o save (ipset restore loads it)`,
