@@ -78,7 +78,12 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
       try {
         if (!hasRules(facts, n, f))
           throw new UsageError(`${dir}: ${familyNotRecorded(facts, n, f)}`);
-        compared.push(analysis.node(n, undefined, f).drift());
+        const d = analysis.node(n, undefined, f).drift();
+        // a family no Service has, and nothing of it on the node but base rules: no block beside
+        // the node's other family (a node's only rule set is still answered for)
+        const other = asked.some((h) => h !== f && hasRules(facts, n, h));
+        if (o.family === undefined && other && !used.has(f) && nothingOf(d)) continue;
+        compared.push(d);
       } catch (e) {
         if (!many || !(isDriftReadFailure(e) || e instanceof UsageError)) throw e;
         const reason = analysis.node(n, undefined, f).driftUnavailable();
@@ -94,6 +99,14 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   else write(driftText(answer, how, textWidth().width));
   return EXIT[driftExit(answer)];
 }
+
+/** No Service port compared, and nothing found, noted or left unread on the node. */
+const nothingOf = (d: NodeDrift): boolean =>
+  d.servicePorts === 0 &&
+  d.findings.length === 0 &&
+  !d.notes?.length &&
+  !d.notRead?.length &&
+  !d.readInPart?.length;
 
 /** The known nodes (Node objects) with no rules recorded, each with why: its read's error where
  * one was recorded; those whose Cilium agent has not started are said apart (notStartedLines). */

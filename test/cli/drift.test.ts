@@ -798,4 +798,33 @@ describe('a node that recorded only its ip6tables-save (dual-stack nginx-svc)', 
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('a family no Service has and the node holds none of is no block; a stale one of it still is', () => {
+    // IPv4-only IPVS recording: kube-proxy's IPv6 proxier wrote only its base rules
+    const src = 'test/fixtures/releases/33/ipvs';
+    const nodesOf = (dir: string) => {
+      const r = kdebug(['drift', '--snapshot', dir, '--all-nodes', '-o', 'json']);
+      const text = kdebug(['drift', '--snapshot', dir, '--all-nodes', '-o', 'text']);
+      assert.equal(r.code, text.code, r.stderr);
+      const doc = JSON.parse(r.stdout) as { nodes: { node: string; family: string }[] };
+      return { nodes: doc.nodes.map((n) => `${n.node} ${n.family}`), text: text.stdout };
+    };
+    const clean = nodesOf(src);
+    assert.deepEqual(clean.nodes, ['node-a IPv4', 'node-b IPv4']);
+    assert.doesNotMatch(clean.text, /IPv6/);
+    // an IPv6 virtual server on node-a no Service asks for: that family's block is back
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-drift-v6-'));
+    try {
+      cpSync(src, dir, { recursive: true });
+      const save = join(dir, 'nodes/node-a/ipvsadm-save.txt');
+      writeFileSync(
+        save,
+        `${readFileSync(save, 'utf8')}-A -t [fd00:10:96::1]:443 -s rr\n-a -t [fd00:10:96::1]:443 -r [fd00:10:244::3]:6443 -m -w 1\n`,
+      );
+      const stale = nodesOf(dir);
+      assert.deepEqual(stale.nodes, ['node-a IPv4', 'node-a IPv6', 'node-b IPv4']);
+      assert.match(stale.text, /^node node-a IPv6 /m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
