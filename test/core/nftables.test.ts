@@ -88,6 +88,66 @@ describe('the nft -j listing', () => {
     );
   });
 
+  it('JSON cut before any table is said cut, where, with nothing said of what is past the cut', () => {
+    const tableAt = fixture.indexOf('{"table"');
+    const pretty = JSON.stringify(JSON.parse(fixture), null, 2);
+    const prettyAt = pretty.indexOf('"kube-proxy"', pretty.indexOf('"table"')) + 5; // mid-name
+    const cuts: [string, number][] = [
+      [fixture.slice(0, 60), 60], // inside metainfo
+      [fixture.slice(0, tableAt), tableAt - 1], // between metainfo and the table, after its ", "
+      [fixture.slice(0, tableAt + 30), tableAt + 30], // inside the table's own item
+      [`${fixture.slice(0, tableAt + 30)}\n`, tableAt + 30], // a newline after the cut
+    ];
+    for (const [text, byte] of cuts)
+      assert.throws(
+        () => parseNftJson(text, 'x.json'),
+        (e: Error) =>
+          e instanceof NftParseError &&
+          e.message ===
+            `x.json:1: the nft -j listing is cut at byte ${byte} (line 1, inside its JSON), before any table: nothing after the cut was read` &&
+          !/holds no/.test(e.message),
+        text,
+      );
+    // pretty-printed (jq): the line of the cut
+    const cutPretty = pretty.slice(0, prettyAt);
+    const line = cutPretty.split('\n').length;
+    assert.ok(line > 1);
+    assert.throws(
+      () => parseNftJson(cutPretty, 'x.json'),
+      (e: Error) =>
+        e.message.startsWith(
+          `x.json:${line}: the nft -j listing is cut at byte ${prettyAt} (line ${line}, inside its JSON)`,
+        ),
+    );
+    // whole JSON with no table in it is still said so
+    assert.throws(
+      () => parseNftJson('{"nftables": [{"metainfo": {"version": "1.0.6"}}]}', 'x.json'),
+      (e: Error) => e.message === 'x.json: the nft listing holds no table',
+    );
+  });
+
+  it('JSON cut after some tables: each table read, the cut said in them', () => {
+    const items = (JSON.parse(fixture) as { nftables: unknown[] }).nftables;
+    const other = [
+      { table: { family: 'inet', name: 'firewalld', handle: 9 } },
+      { chain: { family: 'inet', table: 'firewalld', name: 'filter_IN', handle: 1 } },
+    ];
+    const whole = `{"nftables": [${[...items, ...other].map((i) => JSON.stringify(i)).join(', ')}, {"rule": {"family": "inet", "table": "firewalld", "chain": "filter_IN", "expr": [{"match": `;
+    const listing = parseNftJson(whole, 'x.json');
+    assert.deepEqual(
+      listing.tables.map((t) => `${t.family} ${t.name} ${t.cut?.line}`),
+      ['ip kube-proxy 1', 'inet firewalld 1'],
+    );
+    assert.ok(listing.table('inet', 'firewalld')!.chain('filter_IN'));
+    const t = listing.table('ip', 'kube-proxy')!;
+    assert.deepEqual(
+      rulesDoc(t, buildNftServiceTrees(t), { label: 'x.json' })
+        .warnings.filter((w) => /cut there/.test(w.message))
+        .map((w) => w.line),
+      [1],
+    );
+  });
+
   it('an item it does not read (a named counter, a flowtable, an element to add) is said with its line, not dropped', () => {
     const items = (JSON.parse(fixture) as { nftables: unknown[] }).nftables;
     const extra = [

@@ -35,8 +35,18 @@ function jsonStart(text: string): number {
 export function parseNftJson(text: string, file = '<input>'): NftListing {
   const at = Math.max(0, jsonStart(text));
   const { items, cut } = jsonItems(text, at, file);
-  return listingOf(items, file, cut === undefined ? undefined : lineAt(text, cut), (k) =>
+  const listing = listingOf(items, cut === undefined ? undefined : lineAt(text, cut), (k) =>
     lineAt(text, k),
+  );
+  if (listing) return listing;
+  if (cut === undefined) throw new NftParseError(file, undefined, 'the nft listing holds no table');
+  // cut before any table: where the text ends, and no word of what its rest would have held
+  const end = text.trimEnd();
+  const line = lineAt(text, end.length);
+  throw new NftParseError(
+    file,
+    line,
+    `the nft -j listing is cut at byte ${Buffer.byteLength(end)} (line ${line}, inside its JSON), before any table: nothing after the cut was read`,
   );
 }
 
@@ -120,12 +130,12 @@ interface Item {
   at: number;
 }
 
+/** The tables the items hold; undefined where they hold none. */
 function listingOf(
   items: Item[],
-  file: string,
   cutLine: number | undefined,
   lineOf: (at: number) => number,
-): NftListing {
+): NftListing | undefined {
   interface Building {
     family: NftFamily;
     name: string;
@@ -207,7 +217,7 @@ function listingOf(
       ? { cut: { line: cutLine, inside: 'the nft -j listing', partly: cutBlocks(t) } }
       : {}),
   }));
-  if (list.length === 0) throw new NftParseError(file, undefined, 'the nft listing holds no table');
+  if (list.length === 0) return undefined;
   return {
     ...(version ? { version } : {}),
     tables: list,
