@@ -1828,13 +1828,13 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
       foreign(
         'NAME         ENDPOINTS                         AGE\nnginx        10.244.1.3:80,10.244.2.4:80       2m\n',
       ),
-      'kubectl',
+      'kubectl-endpoints',
     );
     assert.equal(
       foreign(
         'NAME             ADDRESSTYPE   PORTS   ENDPOINTS                   AGE\nnginx-7xk2p      IPv4          80      10.244.1.12,10.244.2.8      21s\n',
       ),
-      'kubectl',
+      'kubectl-endpointslices',
     );
   });
 
@@ -1844,17 +1844,17 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
       foreign(
         'NAMESPACE   NAME   TYPE        CLUSTER-IP    EXTERNAL-IP   PORT(S)   AGE\ndefault     web    ClusterIP   10.96.4.20    <none>        80/TCP    3d\n',
       ),
-      'kubectl',
+      'kubectl-services',
     );
     assert.equal(
       foreign(
         'NAME   CLUSTER-IP    EXTERNAL-IP   PORT(S)          AGE\nweb    10.96.4.20    <nodes>       80:30080/TCP     3d\n',
       ),
-      'kubectl',
+      'kubectl-services',
     );
     assert.equal(
       foreign('IP:\t\t\t10.96.4.20\nPort:\t\t\thttp\t80/TCP\nSession Affinity:\tNone\n'),
-      'kubectl',
+      'kubectl-describe-svc',
     );
     // PowerShell's Format-List of Get-HnsPolicyList
     assert.equal(
@@ -1936,9 +1936,9 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
       foreign(
         'NAME   LABELS   SELECTOR   IP(S)        PORT(S)\nweb    app=web  app=web    10.96.4.20   80/TCP\n',
       ),
-      'kubectl',
+      'kubectl-services',
     );
-    assert.equal(foreign('NAME   ENDPOINTS\nweb    10.244.1.3:80\n'), 'kubectl');
+    assert.equal(foreign('NAME   ENDPOINTS\nweb    10.244.1.3:80\n'), 'kubectl-endpoints');
   });
 
   it('nft -t (--terse) lists the maps without their elements: the Service chains are read as Service ports whose entries are not in the paste, and the omission is said', () => {

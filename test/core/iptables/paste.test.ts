@@ -1383,7 +1383,33 @@ describe('input that holds no rule at all', () => {
     {
       what: "kubectl get pods -o wide (kubectl's pod columns)",
       text: 'NAME                     READY   STATUS    RESTARTS   AGE   IP           NODE\nnginx-7c5ddbdf54-2xk8p   1/1     Running   0          3d    10.244.1.5   node-a\n',
-      message: /^dump\.txt: this is kubectl output/,
+      message: /^dump\.txt: this is `kubectl get pods` output, Pods .*: no rules in it;/,
+    },
+    {
+      what: "kubectl get nodes (kubectl's node columns), named as nodes, not endpoints or Services",
+      text: 'NAME        STATUS   ROLES           AGE   VERSION\ncontrol-1   Ready    control-plane   12d   v1.30.2\nworker-1    Ready    <none>          12d   v1.30.2\n',
+      message:
+        /^dump\.txt: this is `kubectl get nodes` output, the cluster's Nodes .*: no rules in it;/,
+    },
+    {
+      what: 'kubectl get nodes -o wide',
+      text: 'NAME        STATUS   ROLES           AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE             KERNEL-VERSION     CONTAINER-RUNTIME\ncontrol-1   Ready    control-plane   12d   v1.30.2   192.0.2.21    <none>        Ubuntu 22.04.4 LTS   5.15.0-105-generic containerd://1.7.13\n',
+      message: /^dump\.txt: this is `kubectl get nodes` output/,
+    },
+    {
+      what: 'kubectl get svc -A',
+      text: 'NAMESPACE   NAME         TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE\ndefault     kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   12d\n',
+      message: /^dump\.txt: this is `kubectl get services` output, Services /,
+    },
+    {
+      what: 'kubectl get endpoints',
+      text: 'NAME         ENDPOINTS          AGE\nkubernetes   192.0.2.21:6443    12d\n',
+      message: /^dump\.txt: this is `kubectl get endpoints` output, Endpoints objects /,
+    },
+    {
+      what: 'kubectl get endpointslices',
+      text: 'NAME               ADDRESSTYPE   PORTS   ENDPOINTS    AGE\nkubernetes         IPv4          6443    192.0.2.21   12d\n',
+      message: /^dump\.txt: this is `kubectl get endpointslices` output, EndpointSlices /,
     },
     {
       what: 'ipset list output',

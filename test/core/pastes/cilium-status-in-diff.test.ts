@@ -29,11 +29,11 @@ describe("Cilium's Session Affinity setting", () => {
     });
     assert.deepEqual(classifyLine('Session Affinity:  None'), {
       kind: 'foreign',
-      foreign: 'kubectl',
+      foreign: 'kubectl-describe-svc',
     });
     assert.deepEqual(classifyLine('Session Affinity:\tClientIP'), {
       kind: 'foreign',
-      foreign: 'kubectl',
+      foreign: 'kubectl-describe-svc',
     });
   });
 

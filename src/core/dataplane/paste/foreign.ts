@@ -2,6 +2,7 @@
 // ipvsadm's, nft's, Cilium's) knows it: the shell's report that nft crashed, and kubectl's output
 // (the API server's objects, never the node's rules).
 import { classifyLine } from '../iptables/read/paste/other-lines/classify.js';
+import { isKubectl } from '../iptables/read/paste/other-lines/foreign-kinds.js';
 
 /** The shell's report of a command killed by a signal, with the command where bash (`PID
  * Segmentation fault (core dumped) COMMAND`) or zsh (`zsh: segmentation fault  COMMAND`) names it. */
@@ -27,7 +28,7 @@ export function kubectlLines(lines: readonly string[], skipped: readonly number[
   for (let no = 1; no <= lines.length; no++) {
     const t = lines[no - 1]!.trim();
     const c = t && skip.has(no) ? classifyLine(t) : undefined;
-    if (c?.kind === 'foreign' && c.foreign === 'kubectl') rows = true;
+    if (c?.kind === 'foreign' && isKubectl(c.foreign)) rows = true;
     else if (!(rows && c?.kind === 'prose')) rows = false;
     if (rows) out.push(no);
   }

@@ -19,7 +19,7 @@ export type ForeignKind =
   | 'hns'
   | 'klipper-lb'
   | 'ovn'
-  | 'kubectl'
+  | KubectlKind
   | LogKind
   | 'nft-tables'
   | 'nft-rules'
@@ -37,6 +37,23 @@ export type ForeignKind =
   | 'calico-bpf-counters'
   | 'iptables-trace'
   | 'ovs-flows';
+
+/** kubectl's output, by the resource its printer's columns are of (`kubectl get nodes` ...). */
+export type KubectlKind =
+  | 'kubectl-nodes'
+  | 'kubectl-pods'
+  | 'kubectl-services'
+  | 'kubectl-endpoints'
+  | 'kubectl-endpointslices'
+  | 'kubectl-deployments'
+  | 'kubectl-daemonsets'
+  | 'kubectl-describe-svc';
+
+export const isKubectl = (kind: ForeignKind): kind is KubectlKind => kind.startsWith('kubectl-');
+
+/** kubectl's output of `command`, the API server's `objects`: no rules, and what to run instead. */
+const kubectlSaid = (command: string, objects: string) =>
+  `this is \`${command}\` output, ${objects} as the API server holds them: no rules in it; paste \`iptables-save\` (or \`ipvsadm -Ln\`, \`nft list table ip kube-proxy\`) from the node, or run \`kdebug svc NAME\` against the cluster`;
 
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
 export const FOREIGN: Record<ForeignKind, string> = {
@@ -98,8 +115,26 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "these are nftables rules in nft's own syntax, lines of a chain without their table: kdebug reads kube-proxy's nftables table whole (`nft list table ip kube-proxy`, nftables mode) and iptables' rules as `iptables-save` prints them",
   'nft-tables':
     "this is `nft list tables` output, the names of the node's nftables tables without their rules: where it lists `ip kube-proxy` (or `ip6 kube-proxy`) kube-proxy runs in nftables mode there; give kdebug `nft list table ip kube-proxy` (and `nft list table ip6 kube-proxy`) as printed",
-  kubectl:
-    "this is kubectl output (`kubectl get` of Services, endpoints, Pods or nodes, `describe svc`): the cluster's objects as the API server holds them, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
+  'kubectl-nodes': kubectlSaid(
+    'kubectl get nodes',
+    "the cluster's Nodes (status, roles, kubelet version)",
+  ),
+  'kubectl-pods': kubectlSaid('kubectl get pods', 'Pods (readiness, status, restarts)'),
+  'kubectl-services': kubectlSaid(
+    'kubectl get services',
+    'Services (type, cluster IP, external IP, ports)',
+  ),
+  'kubectl-endpoints': kubectlSaid(
+    'kubectl get endpoints',
+    "Endpoints objects (each Service's ready addresses)",
+  ),
+  'kubectl-endpointslices': kubectlSaid(
+    'kubectl get endpointslices',
+    'EndpointSlices (address type, ports, endpoints)',
+  ),
+  'kubectl-deployments': kubectlSaid('kubectl get deployments', 'Deployments (their replicas)'),
+  'kubectl-daemonsets': kubectlSaid('kubectl get daemonsets', 'DaemonSets (their Pods per node)'),
+  'kubectl-describe-svc': kubectlSaid('kubectl describe svc', 'a Service and its endpoints'),
 };
 
 /** What the lines of another tool's kind are; iptables' failure to open a table said of the

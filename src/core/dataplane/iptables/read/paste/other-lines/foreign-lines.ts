@@ -154,35 +154,35 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     'ip-addr',
   ],
   // kubectl get nodes, pods, deployments, daemonsets: the columns of kubectl's printers for each
-  [
-    /^(?:NAMESPACE +)?NAME +(?:STATUS +ROLES +AGE +VERSION|READY +STATUS +RESTARTS +AGE|READY +UP-TO-DATE +AVAILABLE +AGE|DESIRED +CURRENT +READY +UP-TO-DATE +AVAILABLE)\b/,
-    'kubectl',
-  ],
+  [/^(?:NAMESPACE +)?NAME +STATUS +ROLES +AGE +VERSION\b/, 'kubectl-nodes'],
+  [/^(?:NAMESPACE +)?NAME +READY +STATUS +RESTARTS +AGE\b/, 'kubectl-pods'],
+  [/^(?:NAMESPACE +)?NAME +READY +UP-TO-DATE +AVAILABLE +AGE\b/, 'kubectl-deployments'],
+  [/^(?:NAMESPACE +)?NAME +DESIRED +CURRENT +READY +UP-TO-DATE +AVAILABLE\b/, 'kubectl-daemonsets'],
   // kubectl get endpoints / endpointslices, -A's NAMESPACE column first
-  [/^(?:NAMESPACE +)?NAME +(?:ADDRESSTYPE +PORTS +)?ENDPOINTS(?: +AGE)?$/, 'kubectl'],
+  [/^(?:NAMESPACE +)?NAME +ENDPOINTS(?: +AGE)?$/, 'kubectl-endpoints'],
+  [/^(?:NAMESPACE +)?NAME +ADDRESSTYPE +PORTS +ENDPOINTS(?: +AGE)?$/, 'kubectl-endpointslices'],
   // and a row of `get ep` without its header: name, addresses with ports (kubectl's printer cuts
   // them at three, "+ N more..."), or <none>, and the age
   [
     /^(?:\S+ +)?\S+ +(?:<none>|(?:\[[\da-fA-F:.]+\]|[\d.]+):\d+(?:,(?:\[[\da-fA-F:.]+\]|[\d.]+):\d+)*(?: \+ \d+ more\.\.\.)?) +(?:\d+[smhdy])+$/,
-    'kubectl',
+    'kubectl-endpoints',
   ],
-  // kubectl get svc / describe svc
   // kubectl get svc, its -A / --all-namespaces NAMESPACE column first, before 1.8 without TYPE
-  [/^(?:NAMESPACE +)?NAME +(?:TYPE +)?CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl'],
+  [/^(?:NAMESPACE +)?NAME +(?:TYPE +)?CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl-services'],
   // kubectl 1.0's printer of Services (serviceColumns: no AGE, no TYPE yet)
-  [/^(?:NAMESPACE +)?NAME +LABELS +SELECTOR +IP\(S\) +PORT\(S\)/, 'kubectl'],
+  [/^(?:NAMESPACE +)?NAME +LABELS +SELECTOR +IP\(S\) +PORT\(S\)/, 'kubectl-services'],
   [
     /^(?:\S+ +)?\S+ +(?:ClusterIP|NodePort|LoadBalancer|ExternalName) +(?:\S+) +\S+ +\S+\/(?:TCP|UDP|SCTP)/,
-    'kubectl',
+    'kubectl-services',
   ],
   // kubectl describe svc: its fields aligned with blanks, or with tabs as kubectl before 1.10 did
   [
     /^(?:Namespace|Labels|Annotations|Selector|IP Family Policy|IP Families|IPs?|Port|TargetPort|NodePort|Endpoints|External Traffic Policy|LoadBalancer Ingress|Events):[ \t]/,
-    'kubectl',
+    'kubectl-describe-svc',
   ],
   // its Session Affinity is the Service's field (None or ClientIP); Cilium's status prints its
   // own "Session Affinity:   Enabled" among its kube-proxy replacement's details
-  [/^Session Affinity:[ \t]+(?:None|ClientIP)\s*$/, 'kubectl'],
+  [/^Session Affinity:[ \t]+(?:None|ClientIP)\s*$/, 'kubectl-describe-svc'],
   [
     /^(?:num +)?(?:pkts +bytes +)?target +prot +opt +(?:in +out +)?source +destination/,
     'iptables-list',
