@@ -19,6 +19,24 @@ TCP  10.96.0.1:443 rr
   -> 172.18.0.2:6443              Masq    1      0          0
 `);
     assert.deepEqual(t.kubectlLines, [2, 3, 4]);
+    assert.deepEqual(t.kubectlKinds, ['kubectl-endpointslices']);
+  });
+
+  it('ipvsadm: get nodes beside it is named as get nodes, not endpoints or Services', () => {
+    const got = readPaste(
+      `$ kubectl get nodes
+NAME        STATUS   ROLES           AGE   VERSION
+control-1   Ready    control-plane   12d   v1.30.2
+$ ipvsadm -Ln
+TCP  10.96.0.1:443 rr
+  -> 172.18.0.2:6443              Masq    1      0          0
+`,
+      { file: 'p' },
+    );
+    assert.equal(got.mode, 'ipvs');
+    const text = rulesText(got.dump, got.trees, { label: 'p' });
+    assert.match(text, /lines 2, 3: `kubectl get nodes` output: the\s+cluster's objects/);
+    assert.doesNotMatch(text, /endpoints|EndpointSlices|Services/);
   });
 
   it('nft: the lines of get ep are named kubectl output, not skipped as prose, once, as a range', () => {
@@ -38,11 +56,11 @@ table ip kube-proxy {
     assert.equal(got.mode, 'nftables');
     if (got.mode !== 'nftables') return;
     assert.deepEqual(got.skipped, [1, 5]);
-    const said = rulesText(got.dump, got.trees, { label: 'p' }).match(/kubectl output/g);
+    const said = rulesText(got.dump, got.trees, { label: 'p' }).match(/kubectl get endpoints/g);
     assert.equal(said?.length, 1);
     assert.match(
       rulesText(got.dump, got.trees, { label: 'p' }),
-      /line 2: lines 2-4: kubectl output/,
+      /line 2: lines 2-4: `kubectl get endpoints` output: /,
     );
   });
 });

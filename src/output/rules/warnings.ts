@@ -17,6 +17,10 @@ import {
 import { count } from '../../core/checks/check.js';
 import { quoteNote } from '../../core/dataplane/iptables/read/paste/mangled/quoted.js';
 import { excerpt } from '../../core/sanitize.js';
+import {
+  KUBECTL_COMMAND,
+  type KubectlKind,
+} from '../../core/dataplane/iptables/read/paste/other-lines/foreign-kinds.js';
 import { isCilium, isIpvs, isNft, type RulesDump } from './dump.js';
 
 /** A warning of a dump as `rules` says it: FILE:LINE first in the text where it has a line. */
@@ -111,7 +115,7 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       `${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops.map((f) => frontendKey(f)))}): Cilium 1.19+ drops traffic from outside the node to the other ports of that address; no Service port, so no tree`,
       Math.min(...drops.map((f) => f.line)),
     );
-  out.push(...kubectlWarning(d.kubectlLines, 'cilium'));
+  out.push(...kubectlWarning(d.kubectlLines, d.kubectlKinds, 'cilium'));
   // the drop entries are said above: the flags are the Service frontends' (l7-load-balancer is
   // none: its reader takes it as the frontend's l7Proxy, whose walk ends at the proxy)
   const flagged = d.frontends.filter((f) => f.flags.length > 0 && !isDropEntry(f));
@@ -152,19 +156,29 @@ function flagCounts(frontends: CiliumTable['frontends']): string[] {
   return [...n].map(([flag, k]) => `${flag} (${count(k, 'frontend')})`);
 }
 
-/** kubectl's output pasted beside a listing (any reader's), named as what it is: one warning at
- * its first line, with every line it stands for. */
-const kubectlWarning = (lines: number[] | undefined, kind: string): RulesWarning[] =>
+/** kubectl's output pasted beside a listing (any reader's), named by what kubectl printed: one
+ * warning at its first line, with every line it stands for. */
+const kubectlWarning = (
+  lines: number[] | undefined,
+  kinds: KubectlKind[] | undefined,
+  kind: string,
+): RulesWarning[] =>
   lines && lines.length > 0
     ? [
         {
           line: lines[0]!,
           kind,
-          message: `line${lines.length === 1 ? '' : 's'} ${lineRange(lines)}: kubectl output (\`kubectl get\` of endpoints, EndpointSlices, Services ...): the cluster's objects as the API server holds them, not the node's rules: not read with the listing`,
+          message: `line${lines.length === 1 ? '' : 's'} ${lineRange(lines)}: ${kubectlNamed(kinds ?? [])}: the cluster's objects as the API server holds them, not the node's rules: not read with the listing`,
           lines,
         },
       ]
     : [];
+
+/** "`kubectl get nodes` output", each command kubectl's lines are of named. */
+const kubectlNamed = (kinds: KubectlKind[]) =>
+  kinds.length === 0
+    ? 'kubectl output'
+    : `${kinds.map((k) => `\`${KUBECTL_COMMAND[k]}\``).join(' and ')} output`;
 
 const listed = (items: string[]) =>
   items.length > 5
@@ -233,7 +247,7 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.iptablesLines,
       `line${d.iptablesLines.length === 1 ? '' : 's'} ${lineRange(d.iptablesLines)}: iptables rules (iptables-save or -S lines) pasted with the IPVS listing: not read with it; give them to kdebug on their own`,
     );
-  out.push(...kubectlWarning(d.kubectlLines, 'ipvs'));
+  out.push(...kubectlWarning(d.kubectlLines, d.kubectlKinds, 'ipvs'));
   // the lines around it (a prompt, the command, prose): the text tells them on stderr as it reads
   const named = new Set([...(d.iptablesLines ?? []), ...(d.kubectlLines ?? [])]);
   out.push(
@@ -307,7 +321,7 @@ function nftWarnings(t: NftTable): RulesWarning[] {
   const leftOut = leftOutText(t);
   return [
     ...(t.paste?.notes ?? []).map((message) => ({ line: null, kind: 'view', message })),
-    ...kubectlWarning(t.paste?.kubectlLines, 'view'),
+    ...kubectlWarning(t.paste?.kubectlLines, t.paste?.kubectlKinds, 'view'),
     ...skippedWarning(t.paste?.skipped ?? [], 'the nft table'),
     // a listing that ends in "..." is cut at its elision: said once, as the elision
     ...(t.cut && !t.elided?.includes(t.cut.line)

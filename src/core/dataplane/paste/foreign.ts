@@ -2,7 +2,7 @@
 // ipvsadm's, nft's, Cilium's) knows it: the shell's report that nft crashed, and kubectl's output
 // (the API server's objects, never the node's rules).
 import { classifyLine } from '../iptables/read/paste/other-lines/classify.js';
-import { isKubectl } from '../iptables/read/paste/other-lines/foreign-kinds.js';
+import { isKubectl, type KubectlKind } from '../iptables/read/paste/other-lines/foreign-kinds.js';
 
 /** The shell's report of a command killed by a signal, with the command where bash (`PID
  * Segmentation fault (core dumped) COMMAND`) or zsh (`zsh: segmentation fault  COMMAND`) names it. */
@@ -33,4 +33,14 @@ export function kubectlLines(lines: readonly string[], skipped: readonly number[
     if (rows) out.push(no);
   }
   return out;
+}
+
+/** What kubectl printed on `kubectlLines` (1-based), by resource, each once in the order met. */
+export function kubectlKinds(lines: readonly string[], kubectl: readonly number[]): KubectlKind[] {
+  const kinds = new Set<KubectlKind>();
+  for (const no of kubectl) {
+    const c = classifyLine(lines[no - 1]!.trim());
+    if (c.kind === 'foreign' && isKubectl(c.foreign)) kinds.add(c.foreign);
+  }
+  return [...kinds];
 }

@@ -12,7 +12,7 @@ import { quoteNote, unquoted } from '../iptables/read/paste/mangled/quoted.js';
 import { isListView } from '../iptables/read/paste/list-view/to-rules.js';
 import { NFT_ERROR } from '../iptables/read/paste/other-lines/foreign-lines.js';
 import { nftErrors, nftErrorSaid } from '../iptables/read/paste/other-lines/nft-errors.js';
-import { kubectlLines } from './foreign.js';
+import { kubectlKinds, kubectlLines } from './foreign.js';
 import { parseIptables, TABLES, type Ruleset } from '../iptables/read/parse.js';
 import { NoRulesError } from '../iptables/read/errors.js';
 import { mapGetPortsSaid } from '../cilium/read/other-lines/map-get.js';
@@ -262,7 +262,12 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
       notes,
       skipped,
       diff: side !== undefined,
-      ...(kubectl.length > 0 ? { kubectlLines: kubectl } : {}),
+      ...(kubectl.length > 0
+        ? {
+            kubectlLines: kubectl,
+            kubectlKinds: kubectlKinds((side ?? text).split('\n'), kubectl),
+          }
+        : {}),
       ...(also ? { also } : {}),
     };
     return { table, skipped, notes };

@@ -4,6 +4,7 @@
 import { ListingParseError } from '../../listing-error.js';
 import type { Quote } from '../../iptables/read/paste/mangled/quoted.js';
 import type { RunChange } from './runs.js';
+import type { KubectlKind } from '../../iptables/read/paste/other-lines/foreign-kinds.js';
 
 /** An L4 protocol as Cilium names it; `any` is a frontend for every protocol (wildcard). */
 export type CiliumProtocol = 'tcp' | 'udp' | 'sctp' | 'any';
@@ -154,6 +155,8 @@ export interface CiliumTable {
   /** Lines of kubectl's output pasted with the listing (`kubectl get svc`, `get ep` ...): the API
    * server's objects, not the agent's; named, not read. */
   kubectlLines?: number[];
+  /** What kubectl printed on those lines, by resource (`kubectl get nodes` ...). */
+  kubectlKinds?: KubectlKind[];
   /** The other listings of the paste read with this one (a second command's), by their form. */
   alsoForms?: CiliumForm[];
   /** Lines where the same listing is printed again (a command run again): the later is read. */

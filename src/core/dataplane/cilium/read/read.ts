@@ -28,7 +28,7 @@ import { withAgentCommands } from './other-lines/agent-commands.js';
 import { laterRun, whole } from './runs.js';
 import { LIST_COMMAND, filteredRuns } from './filtered.js';
 import { excerpt } from '../../../sanitize.js';
-import { kubectlLines } from '../../paste/foreign.js';
+import { kubectlKinds, kubectlLines } from '../../paste/foreign.js';
 import { unquoted } from '../../iptables/read/paste/mangled/quoted.js';
 import { commandTarget, sameTarget, saidTarget } from '../../paste/target.js';
 
@@ -55,7 +55,9 @@ export function parseCilium(coloured: string, source: string): CiliumTable {
   const kubectl = kubectlLines(lines, unread);
   const cgroups = bpftoolCgroupTree(lines);
   if (cgroups) table.notRead = [...(table.notRead ?? []), cgroups];
-  return kubectl.length > 0 ? { ...table, kubectlLines: kubectl } : table;
+  return kubectl.length > 0
+    ? { ...table, kubectlLines: kubectl, kubectlKinds: kubectlKinds(lines, kubectl) }
+    : table;
 }
 
 /** The listings of the paste, one after another where a command's output follows another's:

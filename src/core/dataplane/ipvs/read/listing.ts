@@ -12,7 +12,8 @@ import {
   holdsIptablesLine,
   isIptablesRuleLine,
 } from '../../iptables/read/paste/other-lines/iptables-lines.js';
-import { kubectlLines } from '../../paste/foreign.js';
+import { kubectlKinds, kubectlLines } from '../../paste/foreign.js';
+import type { KubectlKind } from '../../iptables/read/paste/other-lines/foreign-kinds.js';
 import { commandTarget } from '../../paste/target.js';
 import { unquoted, type Quote } from '../../iptables/read/paste/mangled/quoted.js';
 import {
@@ -107,6 +108,8 @@ export interface IpvsTable {
   /** Lines of kubectl's output pasted with the listing (`kubectl get ep`, `get endpointslices`,
    * `get svc`): the API server's objects, not the node's, not read (among the skipped lines). */
   kubectlLines?: number[];
+  /** What kubectl printed on those lines, by resource (`kubectl get nodes` ...). */
+  kubectlKinds?: KubectlKind[];
   /** Lines of ipvsadm commands typed (`ipvsadm -A/-a ...` after a prompt): read as what they
    * add, not a listing read back from the node. */
   typed?: number[];
@@ -336,7 +339,9 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
     ...(r.ownerElided.length > 0 ? { ownerElided: r.ownerElided } : {}),
     ...(r.ownerAbove.length > 0 ? { ownerAbove: r.ownerAbove } : {}),
     ...(r.iptablesLines.length > 0 ? { iptablesLines: r.iptablesLines } : {}),
-    ...(kubectl.length > 0 ? { kubectlLines: kubectl } : {}),
+    ...(kubectl.length > 0
+      ? { kubectlLines: kubectl, kubectlKinds: kubectlKinds(r.lines, kubectl) }
+      : {}),
     ...(r.typed.length > 0 ? { typed: r.typed } : {}),
     ...(r.unknownOptions.length > 0 ? { unknownOptions: r.unknownOptions } : {}),
     ...(r.noSuchDestination.length > 0 ? { noSuchDestination: r.noSuchDestination } : {}),

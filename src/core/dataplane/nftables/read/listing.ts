@@ -5,6 +5,7 @@
 import { ListingParseError } from '../../listing-error.js';
 import { excerpt } from '../../../sanitize.js';
 import { familyOf, type IPFamily } from '../../../ipv6.js';
+import type { KubectlKind } from '../../iptables/read/paste/other-lines/foreign-kinds.js';
 
 export type NftFamily = 'ip' | 'ip6' | 'inet' | 'arp' | 'bridge' | 'netdev';
 
@@ -113,6 +114,7 @@ export interface NftTable {
     skipped: number[];
     diff: boolean;
     kubectlLines?: number[];
+    kubectlKinds?: KubectlKind[];
     also?: NftTable;
   };
 }

@@ -51,9 +51,21 @@ export type KubectlKind =
 
 export const isKubectl = (kind: ForeignKind): kind is KubectlKind => kind.startsWith('kubectl-');
 
-/** kubectl's output of `command`, the API server's `objects`: no rules, and what to run instead. */
-const kubectlSaid = (command: string, objects: string) =>
-  `this is \`${command}\` output, ${objects} as the API server holds them: no rules in it; paste \`iptables-save\` (or \`ipvsadm -Ln\`, \`nft list table ip kube-proxy\`) from the node, or run \`kdebug svc NAME\` against the cluster`;
+/** The command whose output each kubectl kind is. */
+export const KUBECTL_COMMAND: Record<KubectlKind, string> = {
+  'kubectl-nodes': 'kubectl get nodes',
+  'kubectl-pods': 'kubectl get pods',
+  'kubectl-services': 'kubectl get services',
+  'kubectl-endpoints': 'kubectl get endpoints',
+  'kubectl-endpointslices': 'kubectl get endpointslices',
+  'kubectl-deployments': 'kubectl get deployments',
+  'kubectl-daemonsets': 'kubectl get daemonsets',
+  'kubectl-describe-svc': 'kubectl describe svc',
+};
+
+/** kubectl's output of `kind`, the API server's `objects`: no rules, and what to run instead. */
+const kubectlSaid = (kind: KubectlKind, objects: string) =>
+  `this is \`${KUBECTL_COMMAND[kind]}\` output, ${objects} as the API server holds them: no rules in it; paste \`iptables-save\` (or \`ipvsadm -Ln\`, \`nft list table ip kube-proxy\`) from the node, or run \`kdebug svc NAME\` against the cluster`;
 
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
 export const FOREIGN: Record<ForeignKind, string> = {
@@ -116,25 +128,25 @@ export const FOREIGN: Record<ForeignKind, string> = {
   'nft-tables':
     "this is `nft list tables` output, the names of the node's nftables tables without their rules: where it lists `ip kube-proxy` (or `ip6 kube-proxy`) kube-proxy runs in nftables mode there; give kdebug `nft list table ip kube-proxy` (and `nft list table ip6 kube-proxy`) as printed",
   'kubectl-nodes': kubectlSaid(
-    'kubectl get nodes',
+    'kubectl-nodes',
     "the cluster's Nodes (status, roles, kubelet version)",
   ),
-  'kubectl-pods': kubectlSaid('kubectl get pods', 'Pods (readiness, status, restarts)'),
+  'kubectl-pods': kubectlSaid('kubectl-pods', 'Pods (readiness, status, restarts)'),
   'kubectl-services': kubectlSaid(
-    'kubectl get services',
+    'kubectl-services',
     'Services (type, cluster IP, external IP, ports)',
   ),
   'kubectl-endpoints': kubectlSaid(
-    'kubectl get endpoints',
+    'kubectl-endpoints',
     "Endpoints objects (each Service's ready addresses)",
   ),
   'kubectl-endpointslices': kubectlSaid(
-    'kubectl get endpointslices',
+    'kubectl-endpointslices',
     'EndpointSlices (address type, ports, endpoints)',
   ),
-  'kubectl-deployments': kubectlSaid('kubectl get deployments', 'Deployments (their replicas)'),
-  'kubectl-daemonsets': kubectlSaid('kubectl get daemonsets', 'DaemonSets (their Pods per node)'),
-  'kubectl-describe-svc': kubectlSaid('kubectl describe svc', 'a Service and its endpoints'),
+  'kubectl-deployments': kubectlSaid('kubectl-deployments', 'Deployments (their replicas)'),
+  'kubectl-daemonsets': kubectlSaid('kubectl-daemonsets', 'DaemonSets (their Pods per node)'),
+  'kubectl-describe-svc': kubectlSaid('kubectl-describe-svc', 'a Service and its endpoints'),
 };
 
 /** What the lines of another tool's kind are; iptables' failure to open a table said of the
