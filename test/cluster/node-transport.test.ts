@@ -339,6 +339,8 @@ describe('reaching the nodes (--via)', () => {
           node: 'node-c',
           command: 'iptables-save',
           typed: ['iptables-save'],
+          // the command it ran, typed: the Rules step asks it whether the rules were read
+          read: { backend: 'auto', kind: 'iptables-save' },
           exitCode: null,
           error:
             "exec kube-system/kube-proxy-m2v9z: the API server could not connect to the node's kubelet at 192.0.2.13:10250: no route to host",

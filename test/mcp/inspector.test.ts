@@ -134,7 +134,11 @@ describe(
         assert.equal(s.snapshot, join(ROOT, 'snapshots', s.name));
         assert.ok(statSync(s.snapshot).isDirectory(), s.snapshot);
       }
-      assert.equal(textOf(r), scenarios.map((s) => `${s.name}: ${s.summary}`).join('\n'));
+      // each with the directory the other tools take as `snapshot`
+      assert.equal(
+        textOf(r),
+        scenarios.map((s) => `${s.name}: ${s.summary}\n  snapshot: ${s.snapshot}`).join('\n'),
+      );
     });
 
     it('tools/call svc on snapshots/nginx-svc: the report kdebug svc -o json prints', () => {
