@@ -4,6 +4,7 @@ import type { driftDoc } from '../output/drift.js';
 import type { reportDoc } from '../output/json.js';
 import type { rulesDoc, searchDoc } from '../output/rules.js';
 import { percent } from '../core/model.js';
+import { namedFew } from '../core/nodes/access.js';
 import type { traceDoc } from '../output/trace.js';
 
 type Report = ReturnType<typeof reportDoc>;
@@ -18,10 +19,6 @@ export function svcSummary(r: Report): string {
   const next = f?.next ? `\nnext: ${f.next}` : '';
   return `${name}: ${worst.status} at step ${worst.id}${f ? `: ${f.id}: ${f.title}` : ''}${next}${unseen(r)}`;
 }
-
-/** The first three, then how many more: a summary never grows with the cluster. */
-const few = (xs: string[]): string =>
-  `${xs.slice(0, 3).join('; ')}${xs.length > 3 ? `; and ${xs.length - 3} more` : ''}`;
 
 /** What the answer could not see, said beside its mark: a pass is one only as far as it looked. */
 function unseen(r: Report): string {
@@ -51,10 +48,10 @@ export function driftSummary(d: ReturnType<typeof driftDoc>): string {
   const left = [
     ...(d.notCompared.length > 0
       ? [
-          `${d.notCompared.length} not compared (${few(d.notCompared.map((n) => `${n.node}: ${n.why}`))})`,
+          `${d.notCompared.length} not compared (${namedFew(d.notCompared.map((n) => `${n.node}: ${n.why}`))})`,
         ]
       : []),
-    ...(inPart.length > 0 ? [`compared in part on ${few(inPart)}`] : []),
+    ...(inPart.length > 0 ? [`compared in part on ${namedFew(inPart)}`] : []),
   ];
   return `${d.nodes.length} node(s) compared: ${c.error} errors, ${c.warning} warnings, ${c.info} info: ${c.drift ? 'drift found' : 'no drift'}${left.length > 0 ? `; ${left.join('; ')}` : ''}`;
 }
