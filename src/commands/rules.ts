@@ -20,6 +20,12 @@ import { readIpvsPaste } from '../core/dataplane/ipvs/read/pasted-ipsets.js';
 import { outputLimitBytes } from '../core/facts/not-read.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
 import { parseCilium } from '../core/dataplane/cilium/read/read.js';
+import {
+  mayHoldSources,
+  pasteSources,
+  sourcesSaid,
+  type PasteSources,
+} from '../core/dataplane/paste/sources.js';
 import { buildCiliumTrees } from '../core/dataplane/cilium/trees.js';
 import {
   rulesDoc,
@@ -58,6 +64,8 @@ interface GivenDump {
   bytes: Uint8Array | string;
   label: string;
   file: string;
+  /** A paste of several hosts' or files' output: which was read. */
+  sources?: PasteSources;
 }
 
 /** A given dump as text. */
@@ -73,6 +81,11 @@ const givenSource = (o: RulesOptions, d: GivenDump): RulesSource => ({
   label: shownLabel(o, d),
   file: d.file,
   ...(o.file === undefined ? { held: 'dump' as const } : {}),
+  ...(d.sources
+    ? {
+        warnings: [{ line: d.sources.lines[0]!, kind: 'sources', message: sourcesSaid(d.sources) }],
+      }
+    : {}),
 });
 
 /** The one dump of --file or --ssh, read as it was given. */
@@ -106,9 +119,14 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       throw new UsageError(
         `${given.label}: a binary file, not a listing: give the text iptables-save, nft list table ip kube-proxy, ipvsadm -Ln or cilium-dbg service list prints`,
       );
-    const { kind, from } = pasteForm(head, () => textOf(given));
+    // several hosts' or files' output: the first read, the others named
+    const sources =
+      o.file !== undefined && mayHoldSources(head) ? pasteSources(textOf(given)) : undefined;
+    if (sources && shown === 'tui') tell(`warning: ${given.file}: ${sourcesSaid(sources)}`);
+    const one = sources ? { ...given, bytes: sources.text, sources } : given;
+    const { kind, from } = pasteForm(textOf(one).slice(0, 4096), () => textOf(one));
     // Cilium's status above another tool's listing: its lines are blank for that tool's reader
-    const d = from === undefined ? given : { ...given, bytes: linesFrom(textOf(given), from) };
+    const d = from === undefined ? one : { ...one, bytes: linesFrom(textOf(one), from) };
     if (kind === 'nftables') return nftRules(o, shown, d, g);
     if (kind === 'ipvs') return ipvsRules(o, shown, d);
     if (kind === 'cilium') return ciliumRules(o, shown, d);

@@ -19,7 +19,7 @@ import {
 import { orphansUnproven } from '../core/dataplane/orphans.js';
 import { nftNoService, noServiceRules, unprovenText, type Held } from './rules/no-service.js';
 import { treeText } from './rules/tree-text.js';
-import { dumpWarnings, warningLines } from './rules/warnings.js';
+import { dumpWarnings, warningLines, type RulesWarning } from './rules/warnings.js';
 
 export type { RulesDump } from './rules/dump.js';
 
@@ -35,7 +35,20 @@ export interface RulesSource {
   file?: string;
   /** A node's dump (recorded in a snapshot, read over ssh), not a paste: said "the dump". */
   held?: Held;
+  /** What the command says of the paste as a whole (a paste of several hosts' output). */
+  warnings?: RulesWarning[];
+  /** The paste's lines not read (another host's output): the reader's warnings at them unsaid. */
+  unread?: number[];
 }
+
+/** The warnings of the paste as a whole, then the reader's. */
+const warningsOf = (dump: RulesDump, source: RulesSource): RulesWarning[] => {
+  const unread = new Set(source.unread);
+  return [
+    ...(source.warnings ?? []),
+    ...dumpWarnings(dump).filter((w) => w.line === null || !unread.has(w.line)),
+  ];
+};
 
 /** The node's Service trees as text at `width` columns (none: unwrapped). */
 export function rulesText(
@@ -47,7 +60,7 @@ export function rulesText(
   const held = source.held ?? 'paste';
   const out = [headline(dump, source.label)];
   // an nft or ipvsadm paste's skipped lines are told on stderr as it is read
-  const said = dumpWarnings(dump).filter(
+  const said = warningsOf(dump, source).filter(
     (w) => !(isNft(dump) || isIpvs(dump)) || w.kind !== 'skipped',
   );
   out.push(...warningLines(said, source.file));
@@ -223,20 +236,20 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
             backends: ciliumBackends(dump),
             ...(dropEntries(dump) > 0 ? { dropEntries: dropEntries(dump) } : {}),
           },
-          warnings: dumpWarnings(dump),
+          warnings: warningsOf(dump, source),
         }
       : isIpvs(dump)
         ? {
             mode: 'ipvs',
             view: dump.view,
             counts: { virtualServers: dump.services.length, realServers: realServers(dump) },
-            warnings: dumpWarnings(dump),
+            warnings: warningsOf(dump, source),
           }
         : isNft(dump)
           ? {
               mode: 'nftables',
               counts: nftCounts(dump),
-              warnings: dumpWarnings(dump),
+              warnings: warningsOf(dump, source),
             }
           : {
               mode: 'iptables',
@@ -245,7 +258,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
                 chains: dump.chainCount,
                 rules: dump.ruleCount,
               },
-              warnings: dumpWarnings(dump),
+              warnings: warningsOf(dump, source),
               ...(dump.foreign.length > 0 ? { foreign: dump.foreign } : {}),
               tables: dump.tables.map((t) => ({
                 name: t.name,
