@@ -14,7 +14,9 @@ export function svcSummary(r: Report): string {
   const steps = r.steps;
   const worst = steps.find((s) => s.status === 'fail') ?? steps.find((s) => s.status === 'warn');
   if (!worst)
-    return `${name}: ${r.status ?? 'no status'}; ${steps.length} steps, none failing${unseen(r)}`;
+    return r.verdict === 'partial'
+      ? `${name}: partial; ${steps.length} steps, none failing as far as they looked${unseen(r)}`
+      : `${name}: ${r.status ?? 'no status'}; ${steps.length} steps, none failing${unseen(r)}`;
   const f = worst.findings.find((x) => x.status === worst.status) ?? worst.findings[0];
   const next = f?.next ? `\nnext: ${f.next}` : '';
   return `${name}: ${worst.status} at step ${worst.id}${f ? `: ${f.id}: ${f.title}` : ''}${next}${unseen(r)}`;
@@ -61,7 +63,7 @@ export function traceSummary(t: ReturnType<typeof traceDoc>): string {
   const head = `${p.protocol} ${p.src} -> ${p.dst}${p.dport !== null ? `:${p.dport}` : ''} on node ${t.node}`;
   const outcomes = t.outcomes.map(
     (o) =>
-      `  ${o.probability === null ? '?' : percent(o.probability)} ${'fateKnown' in o ? 'not known past the cut' : `${o.verdict}${o.destination ? ` to ${o.destination}` : ''}`}`,
+      `  ${o.probability === null ? '?' : percent(o.probability)} ${'fateKnown' in o ? 'not known past the cut' : `${o.verdict}${o.destination && o.destination !== o.verdict ? ` to ${o.destination}` : ''}`}`,
   );
   return [`${head}: ${t.outcomes.length} outcome(s)`, ...outcomes].join('\n');
 }

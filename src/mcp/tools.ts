@@ -335,7 +335,15 @@ export function registerTools(
       );
       const names = doc.services.map((x) => `${x.namespace}/${x.name}`);
       return {
-        content: [{ type: 'text', text: `${names.length} Services: ${names.join(', ')}` }],
+        content: [
+          {
+            type: 'text',
+            text:
+              names.length > 0
+                ? `${names.length} Services: ${names.join(', ')}`
+                : `no Service in ${i['all-namespaces'] ? 'any namespace' : `namespace ${i.namespace ?? s.g.namespace ?? 'default'}`}`,
+          },
+        ],
         structuredContent: doc,
       };
     }),

@@ -123,6 +123,29 @@ const answers: Record<string, Answer> = {
           .writeHead(200, { 'Content-Type': 'application/json' })
           .end('{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}')
       : res.writeHead(404, { 'Content-Type': 'text/plain' }).end('404 page not found\n'),
+  // the same proxy answering the API's Status NotFound: a list names no object, so no API's 404
+  'answers /api as the API does and a Status NotFound to every other path': (req, res) =>
+    new URL(req.url ?? '/', 'http://x').pathname === '/api'
+      ? res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end('{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}')
+      : res
+          .writeHead(404, { 'Content-Type': 'application/json' })
+          .end(
+            '{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}',
+          ),
+  // a proxy whose upstream drops the connection mid-answer: no "internal error", no empty list
+  'answers /api as the API does and cuts every other answer mid-body': (req, res) => {
+    if (new URL(req.url ?? '/', 'http://x').pathname === '/api') {
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end('{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}');
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.write('{"kind":"ServiceList","apiVersion":"v1","items":[{"metadata":{"name":"a');
+    setTimeout(() => res.destroy(), 20);
+  },
 };
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -156,6 +179,14 @@ const sentences: Record<string, (url: string) => RegExp> = {
   'answers /api as the API does and a plain 404 to every other path': (url) =>
     new RegExp(
       `^kdebug: the server at ${esc(url)} \\(context "edge"\\) is not a Kubernetes API server, or not at that path: GET /api answers as the Kubernetes API does, but GET /apis?/\\S+ answered 404 with "404 page not found", which a kube-apiserver never does for its own (core|apps) group \\(a proxy serving part of it\\?\\); check the server: URL in the kubeconfig \\(its host, port and path\\)$`,
+    ),
+  'answers /api as the API does and a Status NotFound to every other path': (url) =>
+    new RegExp(
+      `^kdebug: the server at ${esc(url)} \\(context "edge"\\) is not a Kubernetes API server, or not at that path: GET /api answers as the Kubernetes API does, but GET /apis?/\\S+ answered 404 with a Status NotFound, which a kube-apiserver never does for its own (core|apps) group \\(a proxy serving part of it\\?\\); check the server: URL in the kubeconfig \\(its host, port and path\\)$`,
+    ),
+  'answers /api as the API does and cuts every other answer mid-body': (url) =>
+    new RegExp(
+      `^kdebug: the API server at ${esc(url)} \\(context "edge"\\) closed the connection in the middle of its answer to GET /\\S+ \\(aborted\\): a proxy or load balancer in front of it, or the server restarting$`,
     ),
 };
 

@@ -193,11 +193,12 @@ export class KubeConnection {
       const named = status?.details?.name !== undefined && status.details.name === attrs?.name;
       // throws the verdict when it is not the API
       if (!named) await raceAbort(this.discover(), signal);
-      // every kube-apiserver serves these groups: a plain 404 there is something in front of it
-      if (!status && BUILT_IN_GROUP.test(info.path))
+      // every kube-apiserver serves these groups: a 404 there that is not its NotFound naming
+      // the object asked for (a plain 404, any 404 to a list) is something in front of it
+      if (!named && BUILT_IN_GROUP.test(info.path))
         return notKubernetes(
           this.apiServer,
-          `GET /api answers as the Kubernetes API does, but ${info.method} ${info.path} answered 404 with ${bodyPhrase(a.body)}, which a kube-apiserver never does for its own ${info.path.startsWith('/api/') ? 'core' : 'apps'} group (a proxy serving part of it?)`,
+          `GET /api answers as the Kubernetes API does, but ${info.method} ${info.path} answered 404 with ${status ? `a Status ${status.reason ?? 'Failure'}` : bodyPhrase(a.body)}, which a kube-apiserver never does for its own ${info.path.startsWith('/api/') ? 'core' : 'apps'} group (a proxy serving part of it?)`,
         );
     }
     return httpError(this.apiServer, info, a.code, a.body);
@@ -250,7 +251,17 @@ export class KubeConnection {
         );
       const json = /json/.test(type);
       // what is not JSON is read only as far as telling a web page from a broken answer
-      const text = await readText(res, json ? (o.maxBytes ?? this.maxBodyBytes) : ERROR_BODY_BYTES);
+      // the server closing the connection before the answer's end: said as what happened
+      const text = await readText(
+        res,
+        json ? (o.maxBytes ?? this.maxBodyBytes) : ERROR_BODY_BYTES,
+      ).catch((e: unknown) => {
+        if (ac.signal.aborted || this.closing.signal.aborted) throw e;
+        throw new KubeApiError(
+          'unreachable',
+          `the API server at ${this.apiServer.server} (context "${this.apiServer.context}") closed the connection in the middle of its answer to ${method} ${path} (${(e as Error).message || 'reset'}): a proxy or load balancer in front of it, or the server restarting`,
+        );
+      });
       const code = res.statusCode ?? 200;
       const page = foreignAnswer(this.apiServer, info, {
         code,

@@ -7,7 +7,7 @@
 // is whole or absent, and nothing is written outside it.
 import { randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, fstatSync, openSync, constants } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import {
   ArchiveError,
@@ -43,6 +43,14 @@ import { jsonValues, MAX_JSON_VALUES } from './json-values.js';
 
 export { SnapshotError } from './files.js';
 
+/** Whether anything (a file, a FIFO, a device) is at `path`. */
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
 async function isDir(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isDirectory();
@@ -73,7 +81,13 @@ const NOT_A_STEM = "is not a node command's file name (letters, digits and ._:-)
  * for TAB completion need no rules dump). */
 export async function readSnapshot(dir: string, objectsOnly = false): Promise<Facts> {
   if (isArchiveName(dir) && !(await isDir(dir))) return readArchive(dir);
-  if (!(await isDir(dir))) throw new SnapshotError(dir, 'no such snapshot directory', true);
+  if (!(await isDir(dir)))
+    throw (await exists(dir))
+      ? new SnapshotError(
+          dir,
+          'not a snapshot: a snapshot is a directory (kdebug snapshot save DIR) or a .tar.gz of one',
+        )
+      : new SnapshotError(dir, 'no such snapshot directory', true);
   const objectsFile = join(dir, 'objects.json');
   const bytes = readRegular(objectsFile, LIMITS.objects);
   if (bytes === undefined) throw new SnapshotError(objectsFile, OBJECTS_MISSING);
