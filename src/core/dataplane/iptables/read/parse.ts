@@ -4,6 +4,7 @@
 // little more than reading it. Here a paste is first undone of what copying did to it (colours,
 // escapes, typesetting, columns, a terminal's rows, wrapped lines, an -L listing); dump/ reads it.
 import { markdownMarked, quoteNote, unquoted } from './paste/mangled/quoted.js';
+import { stampedHead } from './paste/mangled/stamped.js';
 import { isEscapedDump, unescapeDump } from './paste/mangled/escaped.js';
 import { COLUMNED_NOTE, columnedAt, uncolumn } from './paste/mangled/columned.js';
 import { typesetLines, typesetNote, untypeset } from './paste/mangled/typeset.js';
@@ -57,8 +58,9 @@ function parseForms(input: Uint8Array | string, options: ParseOptions): Ruleset 
     rs.warnings.unshift({ line: null, kind: 'view', message: COLOURS_REMOVED });
     return rs;
   }
-  // quoted in a markdown reply ("> " before each line), a fence glued to a rule: read without them
-  if (markdownMarked(head)) {
+  // quoted in a markdown reply ("> " before each line), a fence glued to a rule, a CI log's times
+  // before each line: read without them
+  if (markdownMarked(head) || stampedHead(head)) {
     const q = unquoted(new TextDecoder().decode(bytes));
     if (q.quote) {
       const rs = parseIptables(q.text, options);

@@ -8,6 +8,7 @@
 import { classifyLine } from '../other-lines/classify.js';
 import { fencesNote, unfence, type GluedFence } from './fences.js';
 import { isIptablesLine } from '../other-lines/iptables-lines.js';
+import { stampsNote, unstamped, type Stamps } from './stamped.js';
 
 /** Markdown's quote marks at a line's start: ">" and at most one blank, once per level. */
 const MARKS = /^(?:> ?)+/;
@@ -25,6 +26,8 @@ export interface Quote {
   /** The lines markdown's emphasis wraps ("**" before and after), the marks read off; `to`, the
    * last line where the marks open on one line and close on a later one. */
   emphasis?: Emphasis[];
+  /** The lines a CI log's time is read off (stamped.ts). */
+  stamps?: Stamps;
 }
 
 /** The lines a markdown quote marks, where one of them, unmarked, is a line of a listing (a
@@ -122,18 +125,22 @@ function spanEnd(lines: string[], i: number): number | undefined {
   return undefined;
 }
 
-/** The text a reader reads: without a quote's marks where a listing is quoted, without a fence
- * glued to a listing's line, and without emphasis around one. */
+/** The text a reader reads: without a CI log's times before its lines, without a quote's marks
+ * where a listing is quoted, without a fence glued to a listing's line, and without emphasis
+ * around one. */
 export function unquoted(text: string): { text: string; quote?: Quote } {
-  const q = quoteOf(text);
-  const inner = q ? unquote(text, q.quoted) : text;
+  const ci = unstamped(text, (l) => listingLine(l));
+  const logged = ci?.text ?? text;
+  const q = quoteOf(logged);
+  const inner = q ? unquote(logged, q.quoted) : logged;
   const { text: read, glued } = unfence(inner, (l) => listingLine(l.trim()));
   const { text: plain, emphasis } = /[*_]/.test(read)
     ? unemphasise(read)
     : { text: read, emphasis: [] };
-  if (!q && glued.length === 0 && emphasis.length === 0) return { text };
+  if (!ci && !q && glued.length === 0 && emphasis.length === 0) return { text };
   const lines = [
     ...new Set([
+      ...(ci?.stamps.lines ?? []),
       ...(q?.quoted ?? []),
       ...glued.map((g) => g.line),
       ...emphasis.flatMap((e) => (e.to === undefined ? [e.line] : [e.line, e.to])),
@@ -147,6 +154,7 @@ export function unquoted(text: string): { text: string; quote?: Quote } {
       depths: q?.depths ?? [],
       fences: glued,
       ...(emphasis.length > 0 ? { emphasis } : {}),
+      ...(ci ? { stamps: ci.stamps } : {}),
     },
   };
 }
@@ -177,8 +185,9 @@ const emphasisNote = (emphasis: Emphasis[]): string => {
  * the fences glued to its lines. */
 export const quoteNote = (q: Quote): string => {
   const emphasis = q.emphasis ? emphasisNote(q.emphasis) : undefined;
-  if (emphasis === undefined) return marksNote(q);
-  return q.quoted.length > 0 || q.fences.length > 0 ? `${marksNote(q)}; ${emphasis}` : emphasis;
+  const marks = q.quoted.length > 0 || q.fences.length > 0 ? marksNote(q) : undefined;
+  const said = [q.stamps ? stampsNote(q.stamps, span) : undefined, marks, emphasis];
+  return said.filter((s) => s !== undefined).join('; ');
 };
 
 /** What is said of a quote's marks and glued fences. */
