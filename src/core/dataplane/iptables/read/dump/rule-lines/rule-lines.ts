@@ -168,13 +168,18 @@ export class RuleLines {
       );
   }
 
-  /** The filter table a headerless REJECT rule of kube-proxy's filter chains is read in, where
-   * the paste's other headerless rules are nat's and no command names their table (a grep of a
-   * whole save); undefined for any other rule. */
+  /** The filter table a headerless REJECT (or DROP) rule of kube-proxy's filter chains is read
+   * in, where the paste's other headerless rules are nat's and no command names their table (a
+   * grep of a whole save); undefined for any other rule, and for a DROP of a chain the open
+   * section declares (an `iptables -S CHAIN` listing: its table is the section's). */
   private filterReject(spec: string): Table | undefined {
     if (this.state.current || this.state.options.table || this.state.typed || !isFilterReject(spec))
       return undefined;
-    if (this.state.section && this.state.typedFor.has(this.state.section)) return undefined;
+    const open = this.state.section;
+    if (open && this.state.typedFor.has(open)) return undefined;
+    const chain = spec.slice(0, spec.indexOf(' '));
+    if (open && !/ -j REJECT(?: |$)/.test(spec) && open.chain(chain) !== undefined)
+      return undefined;
     this.natRules ??= holdsNatRules(text(this.state.buf, 0, this.state.buf.length));
     if (!this.natRules) return undefined;
     if (this.filterPart) return this.filterPart;
@@ -184,7 +189,9 @@ export class RuleLines {
     this.state.tables.push(t);
     this.state.warn(
       'table',
-      `rules from line ${this.state.lineNo} read as the filter table (no *filter line): kube-proxy writes its REJECT rules for Services without endpoints there, and iptables takes no REJECT in nat`,
+      / -j REJECT(?: |$)/.test(spec)
+        ? `rules from line ${this.state.lineNo} read as the filter table (no *filter line): kube-proxy writes its REJECT rules for Services without endpoints there, and iptables takes no REJECT in nat`
+        : `rules from line ${this.state.lineNo} read as the filter table (no *filter line): iptables takes no DROP in nat (not a table for filtering), and the kubelet's and kube-proxy's drops are filter's`,
     );
     return t;
   }
