@@ -275,10 +275,13 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
   const names = listing.tables.map((t) =>
     t.headless ? 'a table whose first line is not in the paste' : `${t.family} ${t.name}`,
   );
-  // iptables-nft keeps iptables' own tables in nftables: nat, filter ... are not kube-proxy's
+  // iptables-nft keeps iptables' own tables in nftables (nat, filter ...), their base chains
+  // named as iptables' built-in ones (xtables' nft.c): a table nft wrote by those names with base
+  // chains of its own ("chain pre { type nat hook prerouting ...") is no iptables-nft table
   const iptablesNft = listing.tables.every(
     (t) =>
-      (TABLES as readonly string[]).includes(t.name) ||
+      ((TABLES as readonly string[]).includes(t.name) &&
+        t.chains.every((c) => c.hook === undefined || IPTABLES_CHAINS.includes(c.name))) ||
       (t.headless === true && t.chains.some((c) => IPTABLES_CHAINS.includes(c.name))),
   );
   return {
