@@ -21,17 +21,27 @@ export type Held = 'paste' | 'dump';
 export function noServiceRules(rs: Ruleset, held: Held): string {
   const said = familiesSaid(rs, held);
   const router = kubeRouterChains(rs);
-  return router.length === 0
-    ? said
-    : `${said}; ${router.slice(0, 3).join(', ')}${router.length > 3 ? ' ...' : ''} ${router.length === 1 ? 'is' : 'are'} kube-router's (its network policy firewall), not kube-proxy's`;
+  const roles = ROLES.map((role) => router.filter((n) => roleOf(n) === role))
+    .filter((of) => of.length > 0)
+    .map(
+      (of) =>
+        `${of.slice(0, 3).join(', ')}${of.length > 3 ? ' ...' : ''} ${of.length === 1 ? 'is' : 'are'} kube-router's (its ${roleOf(of[0]!)})`,
+    );
+  return roles.length === 0 ? said : `${said}; ${roles.join('; ')}, not kube-proxy's`;
 }
 
-/** The chains of kube-router's network policy controller the dump holds: its KUBE-ROUTER-INPUT,
- * -FORWARD and -OUTPUT, each Pod's KUBE-POD-FW-* and each policy's KUBE-NWPLCY-*. */
+/** kube-router's chains: its network policy controller's KUBE-ROUTER-INPUT, -FORWARD and -OUTPUT,
+ * each Pod's KUBE-POD-FW-* and each policy's KUBE-NWPLCY-*; its IPVS service proxy's own. */
 function kubeRouterChains(rs: Ruleset): string[] {
   const names = rs.tables.flatMap((t) => t.chains.map((c) => c.name));
   return [...new Set(names.filter((n) => /^KUBE-(?:ROUTER-|POD-FW-|NWPLCY-)/.test(n)))];
 }
+
+/** The chains kube-router's service proxy makes (network_services_controller's firewall, hairpin
+ * and fwmark chains), not its network policy controller. */
+const ROUTER_PROXY = /^KUBE-ROUTER-(?:SERVICES|HAIRPIN|FWMARK)$/;
+const ROLES = ['service proxy', 'network policy firewall'] as const;
+const roleOf = (chain: string) => ROLES[ROUTER_PROXY.test(chain) ? 0 : 1];
 
 /** noServiceRules without what other components' chains the dump holds. */
 function familiesSaid(rs: Ruleset, held: Held): string {
