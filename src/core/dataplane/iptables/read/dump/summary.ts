@@ -1,6 +1,6 @@
 // What the paste held besides the dump, said once at the end of the pass: lines read in bulk
 // (prefixes, repeats, other tools' listings), one log merged, other kube-proxy modes.
-import { foreignText, type ForeignKind } from '../paste/other-lines/foreign-kinds.js';
+import { foreignText, isKubectl, type ForeignKind } from '../paste/other-lines/foreign-kinds.js';
 import { isLog } from '../paste/other-lines/logs.js';
 import type { ParserState } from './parser-state.js';
 import type { Table } from '../table.js';
@@ -159,10 +159,14 @@ export function mainForeign(state: ParserState): ForeignKind | undefined {
   if (state.foreign.has('nft-crash')) return 'nft-crash';
   // iptables-nft refusing the table asked for: why the paste holds no rule, whatever logs it
   if (state.foreign.has('iptables-nft-incompatible')) return 'iptables-nft-incompatible';
+  // kubectl's output is the API server's side of what a node's listing beside it shows: that
+  // listing (not a log) is what the paste is, however many rows kubectl printed
+  const kinds = [...state.foreign.keys()];
+  const node = kinds.filter((k) => !isKubectl(k));
   let best: ForeignKind | undefined;
-  for (const [kind, lines] of state.foreign) {
+  for (const kind of node.some((k) => !isLog(k)) ? node : kinds) {
     if (kind === 'kube-proxy-nft') return kind; // its tables sit among iptables-nft's
-    if (!best || lines.length > state.foreign.get(best)!.length) best = kind;
+    if (!best || state.foreign.get(kind)!.length > state.foreign.get(best)!.length) best = kind;
   }
   return best;
 }
