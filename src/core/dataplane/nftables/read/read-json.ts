@@ -23,10 +23,11 @@ import {
 export const isNftJson = (text: string) => jsonStart(text.slice(0, 4096)) >= 0;
 
 /** Where nft's JSON starts: `{"nftables": [...]}`, or an item (`{"rule": {...}}`) or an array of
- * them (`jq '.nftables'`), at the start of a line; -1 when there is none. */
+ * them (`jq '.nftables'`), at the start of a line; or the paste ends inside the wrapper's key, cut
+ * in the first bytes nft prints (json.c's `{"nftables": [`, "{\"nf" at least); -1 when none. */
 function jsonStart(text: string): number {
   const m =
-    /(?:^|\n)[ \t]*(\{\s*"nftables"\s*:|(?:\[\s*)?\{\s*"(?:metainfo|table|chain|rule|set|map|element)"\s*:)/.exec(
+    /(?:^|\n)[ \t]*(\{\s*"nftables"\s*:|(?:\[\s*)?\{\s*"(?:metainfo|table|chain|rule|set|map|element)"\s*:|\{\s*"nf(?:t(?:a(?:b(?:l(?:e(?:s"?)?)?)?)?)?)?\s*$)/.exec(
       text,
     );
   return m ? m.index + m[0].length - m[1]!.length : -1;
@@ -94,7 +95,8 @@ function jsonItems(text: string, at: number, file: string): { items: Item[]; cut
   const known = items.some(
     ({ value: i }) => isObject(i) && Object.keys(i).some((k) => NFT_ITEMS.includes(k)),
   );
-  if (!known && start < 0)
+  // JSON that is whole and names none of them; cut before its first item, it is a cut listing
+  if (!known && start < 0 && depth <= 0)
     throw new NftParseError(
       file,
       lineAt(text, at),
