@@ -47,7 +47,8 @@ export type KubectlKind =
   | 'kubectl-endpointslices'
   | 'kubectl-deployments'
   | 'kubectl-daemonsets'
-  | 'kubectl-describe-svc';
+  | 'kubectl-describe-svc'
+  | 'kubectl-describe-pod';
 
 export const isKubectl = (kind: ForeignKind): kind is KubectlKind => kind.startsWith('kubectl-');
 
@@ -61,6 +62,7 @@ export const KUBECTL_COMMAND: Record<KubectlKind, string> = {
   'kubectl-deployments': 'kubectl get deployments',
   'kubectl-daemonsets': 'kubectl get daemonsets',
   'kubectl-describe-svc': 'kubectl describe svc',
+  'kubectl-describe-pod': 'kubectl describe pod',
 };
 
 /** kubectl's output of `kind`, the API server's `objects`: no rules, and what to run instead. */
@@ -73,7 +75,7 @@ export const FOREIGN: Record<ForeignKind, string> = {
     'this is `iptables -L` output that kdebug cannot read line by line (its lines run together, or its columns are not the ones iptables prints): paste it as printed, or run `iptables-save` (or `iptables -t nat -S`)',
   nft: 'these are iptables-nft rules as printed by `nft list ruleset` / `nft list table ip nat`: run `iptables-nft-save` (or `iptables-save`)',
   'ip-addr':
-    "this is `ip addr` output, a node's interfaces and their addresses: in IPVS mode kube-ipvs0 holds every Service address, but not where its connections go; run `ipvsadm -Ln` (IPVS mode) or `iptables-save` on the node for that",
+    "this is `ip addr` (or `ifconfig`) output, a node's interfaces and their addresses: in IPVS mode kube-ipvs0 holds every Service address, but not where its connections go; run `ipvsadm -Ln` (IPVS mode) or `iptables-save` on the node for that",
   conntrack:
     "this is the connection tracking table (`conntrack -L`, /proc/net/nf_conntrack): each connection with its original and reply addresses, which show where a Service's DNAT sent it, not the rules that choose: run `iptables-save` (`nft list table ip kube-proxy`, `ipvsadm -Ln`) on the node for those",
   'nft-error':
@@ -147,6 +149,10 @@ export const FOREIGN: Record<ForeignKind, string> = {
   'kubectl-deployments': kubectlSaid('kubectl-deployments', 'Deployments (their replicas)'),
   'kubectl-daemonsets': kubectlSaid('kubectl-daemonsets', 'DaemonSets (their Pods per node)'),
   'kubectl-describe-svc': kubectlSaid('kubectl-describe-svc', 'a Service and its endpoints'),
+  'kubectl-describe-pod': kubectlSaid(
+    'kubectl-describe-pod',
+    "a Pod's spec and status (its containers: image, command, state)",
+  ),
 };
 
 /** What the lines of another tool's kind are; iptables' failure to open a table said of the

@@ -153,6 +153,13 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     /^(?:link\/(?:ether|loopback|none|ipip|gre)\b|inet6? [\da-f.:]+\/\d+ .*\bscope\b|valid_lft \S+ preferred_lft \S+$)/,
     'ip-addr',
   ],
+  // net-tools' `ifconfig` (ife_print): an interface's flags and mtu (before 2.10, "Link encap:"),
+  // its addresses with their netmask or prefix length, its link address, its packet counters
+  [/^[\w@.:-]+: flags=\d+<[A-Z_,]*> {2}mtu \d+$|^[\w@.:-]+ +Link encap:/, 'ip-addr'],
+  [
+    /^(?:inet6? [\da-f.:]+ {2}(?:netmask|prefixlen) |inet6? addr: ?[\da-f.:/]+ |(?:ether [\da-f:]{17} {2}|loop {2})txqueuelen \d+|[RT]X (?:packets|errors) \d+ )/,
+    'ip-addr',
+  ],
   // kubectl get nodes, pods, deployments, daemonsets: the columns of kubectl's printers for each
   [/^(?:NAMESPACE +)?NAME +STATUS +ROLES +AGE +VERSION\b/, 'kubectl-nodes'],
   [/^(?:NAMESPACE +)?NAME +READY +STATUS +RESTARTS +AGE\b/, 'kubectl-pods'],
@@ -179,6 +186,11 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [
     /^(?:Namespace|Labels|Annotations|Selector|IP Family Policy|IP Families|IPs?|Port|TargetPort|NodePort|Endpoints|External Traffic Policy|LoadBalancer Ingress|Events):[ \t]/,
     'kubectl-describe-svc',
+  ],
+  // kubectl describe pod: the fields only a Pod's description prints (describePod), aligned so
+  [
+    /^(?:Priority(?: Class Name)?|Service Account|Start Time|Controlled By|(?:Init )?Containers|Container ID|Image(?: ID)?|Host Port|Command|Args|State|Last State|Restart Count|QoS Class|Node-Selectors|Tolerations|HostPathType):(?:[ \t]|$)/,
+    'kubectl-describe-pod',
   ],
   // its Session Affinity is the Service's field (None or ClientIP); Cilium's status prints its
   // own "Session Affinity:   Enabled" among its kube-proxy replacement's details
