@@ -31,6 +31,7 @@ export type ForeignKind =
   | 'iptables-nft-incompatible'
   | 'ip6tables-no-table'
   | 'conntrack'
+  | 'conntrack-full'
   | 'ip-addr'
   | 'calico-bpf-nat'
   | 'calico-bpf-log'
@@ -76,6 +77,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
   nft: 'these are iptables-nft rules as printed by `nft list ruleset` / `nft list table ip nat`: run `iptables-nft-save` (or `iptables-save`)',
   'ip-addr':
     "this is `ip addr` (or `ifconfig`) output, a node's interfaces and their addresses: in IPVS mode kube-ipvs0 holds every Service address, but not where its connections go; run `ipvsadm -Ln` (IPVS mode) or `iptables-save` on the node for that",
+  'conntrack-full':
+    "this is the kernel's log of a full connection tracking table (\"nf_conntrack: table full, dropping packet\"): conntrack drops each new connection's packet (to a Service or not) before kube-proxy's nat and filter rules see it; the table's size is net.netfilter.nf_conntrack_max (kube-proxy sets it from conntrack.maxPerCore and conntrack.min): no rules in it, `iptables-save` (`nft list table ip kube-proxy`, `ipvsadm -Ln`) on the node gives those",
   conntrack:
     "this is the connection tracking table (`conntrack -L`, /proc/net/nf_conntrack): each connection with its original and reply addresses, which show where a Service's DNAT sent it, not the rules that choose: run `iptables-save` (`nft list table ip kube-proxy`, `ipvsadm -Ln`) on the node for those",
   'nft-error':

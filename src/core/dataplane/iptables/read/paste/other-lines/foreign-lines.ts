@@ -213,6 +213,12 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     /^conntrack v[\d.]+ \(conntrack-tools\): \d+ flow entr(?:y|ies) ha(?:s|ve) been (?:shown|deleted)\.?$/,
     'conntrack',
   ],
+  // the kernel's log of a full connection tracking table (nf_conntrack_core's early_drop failing,
+  // net_warn_ratelimited), after dmesg's or journald's prefix
+  [
+    /^(?:\S+ +\d+ [\d:]+ \S+ kernel: )?(?:\[ *[\d.]+\] )?nf_conntrack: (?:nf_conntrack: )?table full, dropping packet\.?$/,
+    'conntrack-full',
+  ],
   // nft's own error report ("/dev/stdin:892:87-100: Error: Could not process rule: ..."), as a
   // log viewer may frame it ("│ "): the input's file, line and columns, then what nft refused
   [NFT_ERROR, 'nft-error'],
