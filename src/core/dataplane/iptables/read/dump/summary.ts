@@ -157,6 +157,8 @@ export function mainForeign(state: ParserState): ForeignKind | undefined {
   if (state.foreign.has('nft-error')) return 'nft-error';
   // nft's crash in place of a listing: what the paste is, whatever else was typed around it
   if (state.foreign.has('nft-crash')) return 'nft-crash';
+  // nft refusing -j: why a JSON listing could not be printed, whatever else was typed around it
+  if (state.foreign.has('nft-no-json')) return 'nft-no-json';
   // iptables-nft refusing the table asked for: why the paste holds no rule, whatever logs it
   if (state.foreign.has('iptables-nft-incompatible')) return 'iptables-nft-incompatible';
   // kubectl's output is the API server's side of what a node's listing beside it shows: that

@@ -25,6 +25,8 @@ export type ForeignKind =
   | 'nft-rules'
   | 'nft-error'
   | 'nft-crash'
+  | 'nft-no-json'
+  | 'nft-version'
   | 'ipvs-timeouts'
   | 'ipvs-connections'
   | 'iptables-no-table'
@@ -130,6 +132,10 @@ export const FOREIGN: Record<ForeignKind, string> = {
   ...LOGS,
   'nft-rules':
     "these are nftables rules in nft's own syntax, lines of a chain without their table: kdebug reads kube-proxy's nftables table whole (`nft list table ip kube-proxy`, nftables mode) and iptables' rules as `iptables-save` prints them",
+  'nft-no-json':
+    'this is nft refusing JSON output ("JSON support not compiled-in": this nft was built without it): kube-proxy\'s nftables mode lists its sets\' and maps\' elements with `nft -j` (knftables) and logs "failed to run nft: JSON support not compiled-in" where the node\'s nft lacks it; no rules in it: `nft list table ip kube-proxy` (text) lists the table, and kdebug reads that',
+  'nft-version':
+    "this is `nft --version`'s line, which nftables the node runs, not a listing: `nft list table ip kube-proxy` lists kube-proxy's table (nftables mode), and kdebug reads that",
   'nft-tables':
     "this is `nft list tables` output, the names of the node's nftables tables without their rules: where it lists `ip kube-proxy` (or `ip6 kube-proxy`) kube-proxy runs in nftables mode there; give kdebug `nft list table ip kube-proxy` (and `nft list table ip6 kube-proxy`) as printed",
   'kubectl-nodes': kubectlSaid(

@@ -222,6 +222,9 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   // nft's own error report ("/dev/stdin:892:87-100: Error: Could not process rule: ..."), as a
   // log viewer may frame it ("│ "): the input's file, line and columns, then what nft refused
   [NFT_ERROR, 'nft-error'],
+  // nft built without libjansson refusing -j (main.c), and the line `nft --version` prints
+  [/^JSON support not compiled-in\.?$/, 'nft-no-json'],
+  [/^nftables v\d+(?:\.\d+)+ \([^)]*\)$/, 'nft-version'],
   // nft aborting on its own assertion ("nft: netlink_delinearize.c:136: netlink_parse_concat_expr:
   // Assertion `consumed > 0' failed."), where the table it was asked to list should be
   [/^nft: [\w./-]+\.c:\d+: \w+: Assertion .* failed\.?$/, 'nft-crash'],
