@@ -128,8 +128,9 @@ export interface TreeEndpoint {
   cilium?: { state?: string; preferred?: boolean };
   quirk?: string;
   /** IPVS: a real server reached by direct routing (Route) or IP-in-IP (Tunnel), as kube-router's
-   * DSR and keepalived forward: the packet keeps the virtual address, no DNAT. */
-  forward?: 'route' | 'tunnel';
+   * DSR and keepalived forward: the packet keeps the virtual address, no DNAT; 'unknown' where
+   * the view prints no forwarding method (--stats, --rate), so NAT is not known either. */
+  forward?: 'route' | 'tunnel' | 'unknown';
   line: number;
 }
 

@@ -84,9 +84,11 @@ function endpointText(ep: TreeEndpoint, held: Held): string {
   let to = ep.addressFromComment
     ? `DNAT -> ${ep.address} (from kube-proxy's comment on the jump: ${ep.chainMissing ? `chain not in this ${held}` : 'its DNAT rule does not print it'})`
     : ep.address
-      ? ep.forward
-        ? `${ep.forward === 'route' ? 'direct routing (Route)' : 'IP-in-IP (Tunnel)'}, no DNAT -> ${ep.address}`
-        : `DNAT -> ${ep.portUnknown ? hostPort(ep.address, 'port unknown') : ep.address}`
+      ? ep.forward === 'unknown'
+        ? `-> ${ep.address} (forwarding method not in this view: NAT, direct routing or IP-in-IP)`
+        : ep.forward
+          ? `${ep.forward === 'route' ? 'direct routing (Route)' : 'IP-in-IP (Tunnel)'}, no DNAT -> ${ep.address}`
+          : `DNAT -> ${ep.portUnknown ? hostPort(ep.address, 'port unknown') : ep.address}`
       : ep.inferredIP
         ? `DNAT -> ${ep.inferredIP}:? (address unreadable, IP from the hairpin rule)`
         : ep.hostStart

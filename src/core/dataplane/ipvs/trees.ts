@@ -197,6 +197,7 @@ function endpointsOf(
     // direct routing and IP-in-IP keep the virtual address as the destination: no DNAT
     ...(r.forward === 'Route' ? { forward: 'route' as const } : {}),
     ...(r.forward === 'Tunnel' ? { forward: 'tunnel' as const } : {}),
+    ...(r.forward === undefined ? { forward: 'unknown' as const } : {}),
     probability: shares?.[i] ?? 0,
     ...(unknownOf(r) ? { shareUnknown: unknownOf(r) } : {}),
     // a cut name's port is not known: no ipset entry to look up
