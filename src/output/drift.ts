@@ -66,9 +66,14 @@ function nextLines(f: DriftFinding, how: Invocation, by: string): Line[] {
   ];
 }
 
-function findingText(f: DriftFinding, how: Invocation, cilium: boolean): Line[] {
+/** Whose state a finding is of, where kube-proxy and a Cilium agent both program the node. */
+const COMPONENT = { 'kube-proxy': "kube-proxy's rules", cilium: "Cilium's agent" } as const;
+
+function findingText(f: DriftFinding, how: Invocation, ciliumNode: boolean): Line[] {
+  const by = f.drift.component;
+  const cilium = by ? by === 'cilium' : ciliumNode;
   const out: Line[] = [
-    `${LABEL[severityOf(f)]} ${f.id}${f.service ? `  ${f.service}` : ''}`,
+    `${LABEL[severityOf(f)]} ${f.id}${f.service ? `  ${f.service}` : ''}${by ? `  (${COMPONENT[by]})` : ''}`,
     `  ${f.explanation}`,
   ];
   if (f.drift.actual.length > 0) out.push('  on the node:', ...indent(f.drift.actual));
@@ -122,6 +127,11 @@ export function driftText(
     out.push(
       `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what ${n.cilium ? `Cilium's agent should hold ${ciliumCompared(n.cilium)}` : `kube-proxy ${comparedWith(n)}`}`,
     );
+    const beside = n.ciliumBeside;
+    if (beside)
+      out.push(
+        `  and (${beside.source}) ${plural(beside.servicePorts, 'Service port')} with what Cilium's agent beside it should hold for the kinds it serves ${ciliumCompared(beside)}: ${beside.replacement}`,
+      );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => severityOf(f) !== 'info');
     const info = n.findings.filter((f) => severityOf(f) === 'info');
@@ -132,14 +142,18 @@ export function driftText(
         ? `  ${countsLine(n.findings)}`
         : blind
           ? '  no drift in what was read: the notes below say what was not'
-          : `  no drift: ${n.cilium ? `${n.cilium.read === 'maps' ? 'its BPF maps hold' : 'the agent holds'} every frontend and backend the objects say` : 'every Service port routes as kube-proxy would'}`,
+          : `  no drift: ${n.cilium ? `${n.cilium.read === 'maps' ? 'its BPF maps hold' : 'the agent holds'} every frontend and backend the objects say` : `every Service port routes as kube-proxy would${n.ciliumBeside ? ", and Cilium's agent holds every frontend and backend the objects say of the kinds it serves" : ''}`}`,
     );
     out.push('');
     for (const f of serious)
       out.push(...indent(findingText(f, how, n.cilium !== undefined), '  '), '');
     if (info.length > 0) out.push(...indent(infoText(info, how), '  '), '');
     for (const f of [...(n.notes ?? []), ...(n.notRead ?? [])]) {
-      out.push(`  note ${f.id}${f.service ? `  ${f.service}` : ''}`, `    ${f.explanation}`);
+      const by = f.drift.component;
+      out.push(
+        `  note ${f.id}${f.service ? `  ${f.service}` : ''}${by ? `  (${COMPONENT[by]})` : ''}`,
+        `    ${f.explanation}`,
+      );
       out.push(...nextLines(f, how, '    '), '');
     }
   }
@@ -178,6 +192,7 @@ const findingJson = (f: DriftFinding, how: Invocation) => ({
   next: f.next ? shellLine(resolveNext(f.next, how)) : null,
   advice: f.advice ?? null,
   family: f.drift.family ?? 'IPv4',
+  ...(f.drift.component ? { component: f.drift.component } : {}),
 });
 
 /** The document `drift -o json` prints (schema/drift.vN.json). */
@@ -210,6 +225,19 @@ export function driftDoc(
               read: n.cilium.read,
               states: n.cilium.states,
               settings: n.cilium.settings ?? [],
+            },
+          }
+        : {}),
+      // kube-proxy's rules compared, and beside them the agent serving some kinds ahead of them
+      ...(n.ciliumBeside
+        ? {
+            ciliumBeside: {
+              source: n.ciliumBeside.source,
+              replacement: n.ciliumBeside.replacement,
+              servicePorts: n.ciliumBeside.servicePorts,
+              read: n.ciliumBeside.read,
+              states: n.ciliumBeside.states,
+              settings: n.ciliumBeside.settings ?? [],
             },
           }
         : {}),

@@ -56,6 +56,9 @@ export interface DriftLines {
   notSynced?: true;
   /** The family of the rule set it was found in (the IPv4 iptables or the IPv6 ip6tables one). */
   family?: IPFamily;
+  /** Where kube-proxy and a Cilium agent both program the node's Services: whose state it is of
+   * (cilium/beside-kube-proxy.ts); absent where one of them does. */
+  component?: 'kube-proxy' | 'cilium';
   /** Lines of `expected` the node holds acting alike (spelled otherwise, or in the chain an older
    * release puts them), each with the node's line: neither is a difference. */
   alike?: { expected: string; actual: string }[];
@@ -156,6 +159,14 @@ export interface NodeDrift {
     states: boolean;
     /** The agent's settings the comparison took, each with its source (agent/provenance.ts). */
     settings?: SettingStated[];
+  };
+  /** A node whose kube-proxy rules were compared (`mode`), where a Cilium agent with a partial
+   * kube-proxy replacement serves some kinds ahead of them: what of the agent was compared
+   * beside, the replacement in words, and the agent's source and Service ports. */
+  ciliumBeside?: NonNullable<NodeDrift['cilium']> & {
+    source: string;
+    servicePorts: number;
+    replacement: string;
   };
   /** The kube-proxy release whose rules the node was compared with (kube-proxy/releases.ts). */
   release?: Release;

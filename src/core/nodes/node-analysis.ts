@@ -2,7 +2,7 @@
 // write, the lines it holds, its network and a packet's walk, on top of its reads
 // (node-reads.ts) and what is expected there (node-expected.ts).
 import { familyNotRecorded } from '../facts/facts.js';
-import { serviceListScope } from '../facts/service-list-scope.js';
+import { serviceListScope, type ServiceListScope } from '../facts/service-list-scope.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
 import { servedByCilium } from '../dataplane/cilium/drift/left-to-kube-proxy.js';
 import type { Dataplane } from '../dataplane/dataplane.js';
@@ -49,7 +49,7 @@ export class NodeAnalysis extends NodeExpected {
         listed,
       ));
     const rules = this.rules();
-    return (this.dataplaneMemo = nft?.table
+    const own = nft?.table
       ? this.modeCode('nftables').nftablesDataplane(
           nft.table,
           nft.source,
@@ -67,7 +67,24 @@ export class NodeAnalysis extends NodeExpected {
           )
         : rules?.ruleset
           ? iptablesDataplane(rules.ruleset, rules.source, this.analysis.view, listed)
-          : undefined);
+          : undefined;
+    return (this.dataplaneMemo = own && this.besideAgent(own, listed));
+  }
+
+  /** kube-proxy's `own` dataplane, with the node's Cilium agent beside it where that serves a
+   * partial replacement's kinds ahead of kube-proxy's rules and its table was read. */
+  private besideAgent(own: Dataplane, listed: ServiceListScope): Dataplane {
+    const agent = this.analysis.state(this.name).cilium;
+    const read = this.cilium()?.read;
+    if (!agent?.replacement?.handles || !read) return own;
+    return this.modeCode('cilium').ciliumBesideKubeProxy(
+      own,
+      read,
+      agent.replacement,
+      this.analysis.view,
+      (n) => this.analysis.state(n).cilium,
+      listed,
+    );
   }
 
   /** The Service trees of the node's rules, for `scope`'s Services or all. */
@@ -182,7 +199,8 @@ export class NodeAnalysis extends NodeExpected {
         ...(found.notRead ? { notRead: found.notRead.map(onNode) } : {}),
       };
       // kube-proxy's rules beside a Cilium agent serving some kinds ahead of them
-      if (dataplane.mode !== 'cilium') d = servedByCilium(d, this.analysis.state(this.name).cilium);
+      if (dataplane.mode !== 'cilium' && !found.ciliumBeside)
+        d = servedByCilium(d, this.analysis.state(this.name).cilium?.replacement);
       this.driftMemo.set(key, d);
     }
     return d;

@@ -1,12 +1,13 @@
 // Cilium's Dataplane: the agent's own table of frontends and backends (and its BPF maps where
 // read), compared with what Cilium makes of the objects rather than with kube-proxy's rules.
-import type { CiliumDataplane } from '../dataplane.js';
+import type { CiliumDataplane, Dataplane } from '../dataplane.js';
 import { listedEntryLines } from '../listed-entries.js';
 import type { CiliumCompared } from '../drift.js';
 import type { ClusterView } from '../../kube/objects.js';
 import type { ServiceListScope } from '../../facts/service-list-scope.js';
 import { serviceRefOf, type ServicePortName } from '../../model.js';
-import type { CiliumAgent } from './agent/agent.js';
+import type { CiliumAgent, PartialReplacement } from './agent/agent.js';
+import { besideKubeProxy } from './beside-kube-proxy.js';
 import { healthServerUnknown, knownMapFlags } from './agent/comparable.js';
 import { ciliumDrift, type CiliumDriftInput } from './drift.js';
 import { unreadFor } from './drift/cut.js';
@@ -14,7 +15,7 @@ import { healthChecked, healthServerOf } from './expected/health-server.js';
 import { expectedCilium, type CiliumNode } from './expected/expected.js';
 import { frontendKey, type CiliumTable } from './read/listing.js';
 import { traceCiliumPacket } from './trace.js';
-import { sendersOf } from './trace-source.js';
+import { originOf, sendersOf } from './trace-source.js';
 import { refusal } from './agent/refused.js';
 import { leftToKubeProxy } from './drift/left-to-kube-proxy.js';
 import { settingsStated } from './agent/provenance.js';
@@ -61,12 +62,14 @@ const CILIUM_NOT_COMPARED: Record<CiliumCompared, string | undefined> = {
 };
 
 /** `agentOf`: another node's agent as that node's state has it (its own status first), for a
- * packet its host sends. */
+ * packet its host sends; `kubeProxyBeside`: kube-proxy runs there too (beside-kube-proxy.ts), so
+ * nothing the agent leaves is said unserved. */
 export function ciliumDataplane(
   read: CiliumRead,
   view: ClusterView,
   agentOf?: (node: string) => CiliumAgent | undefined,
   listed: ServiceListScope = { kind: 'none' },
+  kubeProxyBeside = false,
 ): CiliumDataplane {
   const { table, agent } = read;
   // its table read, an agent said refused ran on an earlier configuration: read as usual
@@ -127,8 +130,10 @@ export function ciliumDataplane(
         ...healthServers(view, agent, scope),
         ...(refused ? { refused } : {}),
       });
-      // the kinds a partial replacement leaves to kube-proxy, which does not run here
-      const left = leftToKubeProxy(view, agent, { node, source: table.source }, scope);
+      // the kinds a partial replacement leaves to kube-proxy, where it does not run
+      const left = kubeProxyBeside
+        ? []
+        : leftToKubeProxy(view, agent, { node, source: table.source }, scope);
       const all = left.length > 0 ? { ...d, findings: [...d.findings, ...left], drifted: true } : d;
       // the settings it took, with their sources, for drift's JSON
       return all.cilium
@@ -158,4 +163,24 @@ export function ciliumDataplane(
       return unreadFor(table, expected([...ports].map(serviceRefOf)), ports);
     },
   };
+}
+
+/** kube-proxy's `dataplane` on a node whose agent, read, serves `replacement`'s kinds ahead of it
+ * (beside-kube-proxy.ts): both compared, a packet walked through whichever takes it. */
+export function ciliumBesideKubeProxy(
+  dataplane: Dataplane,
+  read: CiliumRead,
+  replacement: PartialReplacement,
+  view: ClusterView,
+  agentOf?: (node: string) => CiliumAgent | undefined,
+  listed: ServiceListScope = { kind: 'none' },
+): Dataplane {
+  const agent = ciliumDataplane(read, view, agentOf, listed, true);
+  const senders = sendersOf(view, read.agent, read.node.name, agentOf);
+  return besideKubeProxy(
+    dataplane,
+    agent,
+    replacement,
+    (packet, net) => originOf(packet, net.localAddresses, senders).from === 'network',
+  );
 }

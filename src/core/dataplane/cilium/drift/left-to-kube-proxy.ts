@@ -87,19 +87,26 @@ export function leftToKubeProxy(
 }
 
 /** On a kube-proxy node: kube-proxy's missing node port rules where the agent there serves node
- * ports, made notes (the agent's frontend is met first; its table was not compared here). */
-export function servedByCilium(d: NodeDrift, agent: CiliumAgent | undefined): NodeDrift {
-  const r = agent?.replacement;
+ * ports, made notes (the agent's frontend is met first); `compared`: the agent's own table was
+ * compared beside them (beside-kube-proxy.ts), else it was not read. */
+export function servedByCilium(
+  d: NodeDrift,
+  r: PartialReplacement | undefined,
+  compared = false,
+): NodeDrift {
   if (!r?.handles?.includes('NodePort')) return d;
   const served = (f: DriftFinding) => f.id === 'nodeport-missing';
   const moved = d.findings.filter(served);
   if (moved.length === 0) return d;
   const findings = d.findings.filter((f) => !served(f));
+  const table = compared
+    ? "the agent's own table is compared beside them (its findings are Cilium's)"
+    : "the agent's own table was not compared here";
   const note = (f: DriftFinding): DriftFinding => ({
     ...f,
     status: 'pass',
     info: true,
-    explanation: `kube-proxy's rules on ${d.node} lack this (${f.title}), but Cilium's agent there serves node ports ahead of kube-proxy's rules (${partialText(r)}), so the node's node ports do not rest on it; the agent's own table was not compared here.`,
+    explanation: `kube-proxy's rules on ${d.node} lack this (${f.title}), but Cilium's agent there serves node ports ahead of kube-proxy's rules (${partialText(r)}), so the node's node ports do not rest on it; ${table}.`,
     evidence: [...f.evidence, replacementEvidence(r, d.node)],
   });
   return {

@@ -1,0 +1,235 @@
+// A node where kube-proxy and a Cilium agent with a partial kube-proxy replacement both program
+// Services, made of bundled pieces of one cluster: snapshots/nodeport-local-no-endpoint (kube-proxy
+// in iptables mode, its dumps; default/web a NodePort 30081 with a Pod on each node, nginx-svc a
+// NodePort 30080 with externalTrafficPolicy Local and its Pod on vm-12-7-centos only) with the
+// Cilium 1.18.6 agent Pods and cilium-config of snapshots/cilium-stale-backend (the same cluster),
+// that config set to kube-proxy-replacement: false with enable-node-port: true (1.18 keeps the
+// per-feature keys for "false": pkg/kpr), so the agent serves ClusterIP, NodePort, LoadBalancer and
+// externalIPs ahead of kube-proxy's rules. vm-12-11-centos's agent table (db/show frontends) is
+// written by hand below as Cilium 1.18 lists it for these objects: each NodePort on the wildcard
+// 0.0.0.0, nginx-svc's twice (its external scope with this node's endpoints, none; its internal
+// scope "/i" with all, as its traffic policies differ), the ClusterIPs with every endpoint.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
+import { driftAnswer } from '../../../src/core/dataplane/drift.js';
+import { driftDoc, driftText } from '../../../src/output/drift.js';
+import type { Facts, KubeObject } from '../../../src/core/model.js';
+import type { TracePacket } from '../../../src/core/dataplane/trace/trace.js';
+import { assertMatchesSchema } from '../../support/schema.js';
+import { allModes } from '../../support/modes.js';
+
+const NODE = 'vm-12-11-centos';
+const FRONTENDS = [
+  'Address                 Type        ServiceName            PortName   Backends                                   Status',
+  '0.0.0.0:30080/TCP       NodePort    default/nginx-svc      http                                                  Done',
+  '0.0.0.0:30080/TCP/i     NodePort    default/nginx-svc      http       10.244.0.3:80/TCP                          Done',
+  '0.0.0.0:30081/TCP       NodePort    default/web            http       10.244.0.5:8080/TCP, 10.244.1.5:8080/TCP   Done',
+  '10.1.0.1:443/TCP        ClusterIP   default/kubernetes     https      10.0.12.7:6443/TCP                         Done',
+  '10.1.0.10:53/TCP        ClusterIP   kube-system/kube-dns   dns-tcp    10.244.0.2:53/TCP, 10.244.1.2:53/TCP       Done',
+  '10.1.0.10:53/UDP        ClusterIP   kube-system/kube-dns   dns        10.244.0.2:53/UDP, 10.244.1.2:53/UDP       Done',
+  '10.1.0.10:9153/TCP      ClusterIP   kube-system/kube-dns   metrics    10.244.0.2:9153/TCP, 10.244.1.2:9153/TCP   Done',
+  '10.1.190.219:8080/TCP   ClusterIP   default/nginx-svc      http       10.244.0.3:80/TCP                          Done',
+  '10.1.23.45:80/TCP       ClusterIP   default/web            http       10.244.0.5:8080/TCP, 10.244.1.5:8080/TCP   Done',
+  '',
+].join('\n');
+/** web's NodePort row, the fault made on the agent's table. */
+const WEB_NODE_PORT = /^0\.0\.0\.0:30081\//;
+/** kube-proxy's jump to web's node port, and to kube-dns's dns ClusterIP: faults made on its dump. */
+const KP_WEB_NODE_PORT = /^-A KUBE-NODEPORTS .*--dport 30081 /;
+const KP_DNS_CLUSTER_IP =
+  /^-A KUBE-SERVICES -d 10\.1\.0\.10\/32 -p udp .*"kube-system\/kube-dns:dns cluster IP"/;
+
+const name = (o: KubeObject) => (o.metadata as { name: string }).name;
+const without = (text: string, line: RegExp | undefined) =>
+  line
+    ? text
+        .split('\n')
+        .filter((l) => !line.test(l))
+        .join('\n')
+    : text;
+
+/** The scenario, the agent's table without the rows `agentLacks` matches and kube-proxy's dump
+ * without the lines `kubeProxyLacks` matches; cilium-config's keys as `config` sets them. */
+async function scenario(
+  o: {
+    agentLacks?: RegExp;
+    kubeProxyLacks?: RegExp;
+    config?: Record<string, string>;
+    image?: string;
+    listing?: string;
+  } = {},
+): Promise<Analysis> {
+  const base = await readSnapshot('snapshots/nodeport-local-no-endpoint');
+  const cilium = await readSnapshot('snapshots/cilium-stale-backend');
+  const agents = cilium.objects
+    .filter((x) => x.kind === 'Pod' && name(x).startsWith('cilium-'))
+    .map((p) => (o.image ? withImage(p, o.image) : p));
+  const config = cilium.objects.find((x) => x.kind === 'ConfigMap' && name(x) === 'cilium-config')!;
+  const data = {
+    ...(config['data'] as Record<string, string>),
+    'kube-proxy-replacement': 'false',
+    'enable-node-port': 'true',
+    ...o.config,
+  };
+  const own = base.nodes[NODE]!;
+  const facts: Facts = {
+    ...base,
+    objects: [...base.objects, ...agents, { ...config, data }],
+    nodes: {
+      ...base.nodes,
+      [NODE]: {
+        ...own,
+        'iptables-save': without(own['iptables-save']!, o.kubeProxyLacks),
+        ...(o.listing
+          ? { 'cilium-service-list': o.listing }
+          : { 'cilium-frontends': without(FRONTENDS, o.agentLacks) }),
+      },
+    },
+  };
+  return new Analysis(facts, { code: allModes });
+}
+
+function withImage(pod: KubeObject, image: string): KubeObject {
+  const spec = pod['spec'] as { containers: { name: string; image: string }[] };
+  return { ...pod, spec: { ...spec, containers: spec.containers.map((c) => ({ ...c, image })) } };
+}
+
+const said = (fs: { id: string; status: string; drift: { component?: string } }[]) =>
+  fs.map((f) => `${f.id} ${f.status} ${f.drift.component ?? '-'}`);
+
+describe('kube-proxy and a partial Cilium replacement on one node: both compared', () => {
+  it("is kube-proxy's node (its Pod runs there), with the agent's replacement read", async () => {
+    const a = await scenario();
+    const state = a.state(NODE);
+    assert.equal(state.mode.value, 'iptables');
+    assert.deepEqual(state.cilium?.replacement?.handles, [
+      'ClusterIP',
+      'NodePort',
+      'LoadBalancer',
+      'externalIPs',
+    ]);
+  });
+
+  // before: the agent's table was not compared at all where kube-proxy's mode was picked
+  it("the agent's table agrees: no drift, and the drift says both were compared", async () => {
+    const d = (await scenario()).node(NODE).drift();
+    assert.equal(d.mode, 'iptables');
+    assert.deepEqual(said(d.findings), []);
+    assert.equal(d.drifted, false);
+    assert.equal(d.ciliumBeside?.source, `nodes/${NODE}/cilium-frontends.txt`);
+    assert.equal(d.ciliumBeside?.servicePorts, 6);
+    assert.match(d.ciliumBeside!.replacement, /Cilium handles ClusterIP, NodePort/);
+    const text = driftText(driftAnswer('t', [d], []));
+    assert.match(text, /compared with what kube-proxy v1\.\d+ would write\n/);
+    assert.match(
+      text,
+      /and \(nodes\/vm-12-11-centos\/cilium-frontends\.txt\) 6 Service ports with what Cilium's agent beside it should hold for the kinds it serves/,
+    );
+  });
+
+  it("a NodePort frontend missing from the agent's table is Cilium's finding", async () => {
+    const d = (await scenario({ agentLacks: WEB_NODE_PORT })).node(NODE).drift();
+    assert.deepEqual(said(d.findings), ['cilium-frontend-missing fail cilium']);
+    assert.equal(d.findings[0]!.service, 'default/web:http');
+    assert.equal(d.drifted, true);
+    const text = driftText(driftAnswer('t', [d], []));
+    assert.match(text, /ERROR cilium-frontend-missing {2}default\/web:http {2}\(Cilium's agent\)/);
+    const doc = driftDoc(driftAnswer('t', [d], []));
+    assert.equal(doc.findings[0]!.component, 'cilium');
+    assert.equal(doc.nodes[0]!.ciliumBeside?.read, 'table');
+    assertMatchesSchema(doc);
+  });
+
+  it("kube-proxy's missing ClusterIP rule is kube-proxy's finding; its missing node port, a note", async () => {
+    const dns = (await scenario({ kubeProxyLacks: KP_DNS_CLUSTER_IP })).node(NODE).drift();
+    assert.ok(dns.findings.length > 0);
+    assert.ok(
+      dns.findings.every((f) => f.drift.component === 'kube-proxy' && !f.id.startsWith('cilium-')),
+      said(dns.findings).join(', '),
+    );
+    assert.ok(dns.findings.some((f) => f.service === 'kube-system/kube-dns:dns'));
+    const np = (await scenario({ kubeProxyLacks: KP_WEB_NODE_PORT })).node(NODE).drift();
+    assert.deepEqual(said(np.findings), []);
+    const note = np.notes?.find((n) => n.id === 'nodeport-missing');
+    assert.equal(note?.drift.component, 'kube-proxy');
+    assert.match(note!.explanation, /the agent's own table is compared beside them/);
+  });
+
+  it('both faults at once: each finding names its component', async () => {
+    const a = await scenario({ agentLacks: WEB_NODE_PORT, kubeProxyLacks: KP_DNS_CLUSTER_IP });
+    const d = a.node(NODE).drift();
+    const by = new Set(d.findings.map((f) => f.drift.component));
+    assert.deepEqual([...by].sort(), ['cilium', 'kube-proxy']);
+    for (const f of d.findings)
+      assert.equal(f.drift.component === 'cilium', f.id.startsWith('cilium-'), f.id);
+  });
+});
+
+describe('trace on a node where both program Services: which one translates each packet', () => {
+  const tables = (a: Analysis, p: TracePacket) => {
+    const r = a.node(NODE).trace(p);
+    return { tables: [...new Set(r.outcomes.flatMap((o) => o.rules.map((x) => x.table)))], r };
+  };
+  const OUTSIDE: TracePacket = {
+    src: '203.0.113.9',
+    dst: '10.0.12.11',
+    dport: 30081,
+    protocol: 'tcp',
+    fromHost: false,
+  };
+  const POD: TracePacket = {
+    src: '10.244.1.5',
+    dst: '10.1.0.10',
+    dport: 53,
+    protocol: 'udp',
+    fromHost: false,
+  };
+
+  it("a node port from outside: the agent's, at the device", async () => {
+    const { tables: t, r } = tables(await scenario(), OUTSIDE);
+    assert.deepEqual(t, ['cilium']);
+    assert.match(r.notes[0]!, /^Cilium's agent takes this packet before kube-proxy's rules see it/);
+    assert.deepEqual(r.outcomes.map((o) => o.destination).sort(), [
+      '10.244.0.5:8080',
+      '10.244.1.5:8080',
+    ]);
+  });
+
+  it("a node port the agent lacks: kube-proxy's rules translate it", async () => {
+    const { tables: t, r } = tables(await scenario({ agentLacks: WEB_NODE_PORT }), OUTSIDE);
+    assert.ok(!t.includes('cilium') && t.includes('nat'), t.join(', '));
+    assert.match(r.notes[0]!, /holds no frontend for 10\.0\.12\.11:30081\/TCP/);
+  });
+
+  it("a Pod's ClusterIP packet: the agent's", async () => {
+    const { tables: t } = tables(await scenario(), POD);
+    assert.deepEqual(t, ['cilium']);
+  });
+
+  // Cilium 1.15 "partial" with no per-feature key: the ClusterIP only (kube_proxy_replacement.go)
+  it("an agent that leaves node ports: from outside, kube-proxy; a Pod's ClusterIP, the agent", async () => {
+    const list = [
+      'ID   Frontend              Service Type    Backend',
+      '1    10.1.0.10:53/UDP      ClusterIP       1 => 10.244.0.2:53/UDP (active)',
+      '                                           2 => 10.244.1.2:53/UDP (active)',
+      '',
+    ].join('\n');
+    const a = await scenario({
+      config: { 'kube-proxy-replacement': 'partial', 'enable-node-port': 'false' },
+      image: 'quay.io/cilium/cilium:v1.15.19',
+      listing: list,
+    });
+    assert.deepEqual(a.state(NODE).cilium?.replacement?.leaves, [
+      'NodePort',
+      'LoadBalancer',
+      'externalIPs',
+      'HostPort',
+    ]);
+    const outside = tables(a, OUTSIDE);
+    assert.ok(!outside.tables.includes('cilium'), outside.tables.join(', '));
+    assert.match(outside.r.notes[0]!, /load-balances nothing at the node's device/);
+    assert.deepEqual(tables(a, POD).tables, ['cilium']);
+  });
+});
