@@ -16,7 +16,7 @@ import {
 import { DEFAULT_NODE_PORT_RANGE, parseNodePortRange } from './node-port-range.js';
 import { releaseBehaviour } from './release-behaviour.js';
 import { lbConfigRefused, lbSetting } from './lb-config.js';
-import { configPartial, type ConfigPartial } from './config-replacement.js';
+import { configPartial, kprRefused, replacesIn, type ConfigPartial } from './config-replacement.js';
 import { SERVICE_KINDS, fromStatus, type ServiceKind } from './status.js';
 import { settingSources, type SettingSources } from './provenance.js';
 
@@ -274,10 +274,12 @@ function agentOn(
   const said = status ? fromStatus(status) : undefined;
   // the agent reads each key's value trimmed (ReadDirConfig's bytes.TrimSpace)
   const c = (k: string) => config?.[k]?.trim();
-  const kpr =
-    said?.kubeProxyReplacement ?? (config ? replaces(c('kube-proxy-replacement')) : false);
   const version = said?.version ?? (pod ? ciliumImageVersion(pod) : undefined);
   const release = parseVersion(version);
+  // a value its release refuses replaces nothing known: refused below, else not known
+  const kpr =
+    said?.kubeProxyReplacement ??
+    (config ? (replacesIn(c('kube-proxy-replacement'), release) ?? false) : false);
   const byRelease = releaseBehaviour(release);
   const container =
     pod?.containers.find((x) => x.name === 'cilium-agent')?.name ??
@@ -288,8 +290,12 @@ function agentOn(
   // configuration than this one, perhaps, so nothing is said refused; nor where its release is
   // unknown (the releases differ on it)
   const started = said !== undefined || readiness?.ready === true;
+  const kprUnread =
+    !said && config !== undefined && replacesIn(c('kube-proxy-replacement'), release) === undefined;
   const refused =
-    config && !started && release !== undefined ? lbConfigRefused(c, release) : undefined;
+    config && !started && release !== undefined
+      ? (lbConfigRefused(c, release) ?? kprRefused(c('kube-proxy-replacement'), release))
+      : undefined;
   const settings: CiliumSettings = {
     kubeProxyReplacement: kpr,
     ipv4: c('enable-ipv4') !== 'false',
@@ -362,7 +368,10 @@ function agentOn(
             // before 1.20 the release alone says whether it writes wildcard entries
             (s !== 'wildcardEntries' || byRelease.wildcardOption),
         )
-      : [],
+      : // started on another configuration, with a value this one refuses: not known either
+        kprUnread
+        ? ['kubeProxyReplacement']
+        : [],
   };
   const sources = settingSources({
     ...(said ? { fields: said.fields } : {}),

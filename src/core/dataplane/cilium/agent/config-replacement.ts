@@ -79,3 +79,68 @@ export function configPartial(
     keys,
   };
 }
+
+/** Go's strconv.ParseBool words, as 1.19's boolean option is decoded from cilium-config. */
+const GO_TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
+const GO_FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
+
+/** The values of kube-proxy-replacement `release` takes (exactly as written), each with whether
+ * it replaces kube-proxy: 1.13's daemon/cmd/kube_proxy_replacement.go strict, partial, disabled;
+ * 1.14 and 1.15 add true and false (strict, partial, disabled deprecated, still read); 1.16 to 1.18
+ * (initKubeProxyReplacementOptions, 1.18's kpr.NewKPRConfig) true and false only; 1.19 on, a
+ * boolean option (hive's decoder, strconv.ParseBool; empty is false). Undefined before 1.13 or
+ * for an unknown release: not modelled. */
+function taken(release: Version | undefined): Map<string, boolean> | undefined {
+  if (release === undefined || !atLeast(release, [1, 13])) return undefined;
+  if (atLeast(release, [1, 19]))
+    return new Map([
+      ...GO_TRUE.map((v) => [v, true] as const),
+      ...GO_FALSE.map((v) => [v, false] as const),
+      ['', false],
+    ]);
+  if (atLeast(release, [1, 16]))
+    return new Map([
+      ['true', true],
+      ['false', false],
+    ]);
+  const old = new Map([
+    ['strict', true],
+    ['partial', false],
+    ['disabled', false],
+  ]);
+  if (!atLeast(release, [1, 14])) return old;
+  return new Map([...old, ['true', true], ['false', false]]);
+}
+
+/** Whether cilium-config's kube-proxy-replacement (trimmed, as the agent reads it) replaces
+ * kube-proxy in `release`; undefined where the release refuses it (kprRefused says why). Unset,
+ * the release's default (off); an unmodelled release, "true" and "strict" replace. */
+export function replacesIn(
+  value: string | undefined,
+  release: Version | undefined,
+): boolean | undefined {
+  if (value === undefined) return false;
+  const values = taken(release);
+  if (!values) return value === 'true' || value === 'strict';
+  return values.get(value);
+}
+
+/** The words kdebug repeats of a value: Cilium's own (any release's), never a ConfigMap's other
+ * text, which may be of any form. */
+const NAMED = ['strict', 'partial', 'probe', 'disabled', 'true', 'false'];
+
+/** Why the agent of `release` does not start with kube-proxy-replacement set to `value`, or
+ * undefined where it takes it: each release errors out of its start on a value it does not take
+ * (newDaemon's "unable to initialize kube-proxy replacement options" through 1.17, 1.18's
+ * kpr.NewKPRConfig, 1.19's config decoding), so the agent exits. */
+export function kprRefused(
+  value: string | undefined,
+  release: Version | undefined,
+): string | undefined {
+  const values = taken(release);
+  if (value === undefined || !values || values.has(value)) return undefined;
+  const said = NAMED.includes(value) ? `"${value}"` : 'a value it does not know';
+  const takes = [...values.keys()].filter((v) => v !== '').map((v) => `"${v}"`);
+  const bool = atLeast(release!, [1, 19]);
+  return `cilium-config sets kube-proxy-replacement to ${said}, which Cilium ${release!.major}.${release!.minor} refuses (it takes ${bool ? 'a boolean' : `${takes.slice(0, -1).join(', ')} or ${takes.at(-1)}`}${bool ? '' : ' only'}): the agent does not start (${bool ? 'its configuration does not decode: "cannot parse \'KubeProxyReplacement\' as bool"' : release!.minor === 18 ? 'kpr.NewKPRConfig: "invalid value for kube-proxy-replacement"' : '"Invalid value for --kube-proxy-replacement"'})`;
+}
