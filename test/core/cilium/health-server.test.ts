@@ -345,11 +345,16 @@ describe("drift of the health server's frontends", () => {
     assert.deepEqual(on('quay.io/cilium/cilium:v1.20.2', both, /192\.0\.2\.5:32000/), []);
   });
 
-  it('a tree of its own, named as the agent names it: no Service port of ns/echo', () => {
+  // before: its id was the agent's own name, 'ns/echo:healthserver', its entry a LoadBalancer's
+  it("a tree of its own, the Service's health check: no Service port of ns/echo", () => {
     const table = parseCilium(listings()['cilium-frontends'], 'frontends.txt');
     const trees = buildCiliumTrees(table, new Map()).services;
-    const own = trees.find((t) => t.id === 'ns/echo:healthserver')!;
+    const own = trees.find((t) => t.id === 'ns/echo (health check)')!;
     assert.equal(own.name, undefined);
+    assert.deepEqual(
+      own.entries.map((e) => [e.kind, e.label, e.address, e.port]),
+      [['load-balancer', 'health check', '198.51.100.7', 32000]],
+    );
     assert.deepEqual(own.loadBalancerIPs, ['198.51.100.7']);
     assert.deepEqual(
       own.endpoints.map((e) => e.address),

@@ -44,11 +44,15 @@ const LABEL: Partial<Record<FrontendType, string>> = {
   LocalRedirect: 'local redirect',
 };
 
+/** The health server's frontend (1.18 on, expected/health-server.ts): load balancers' health
+ * checks of a Service with externalTrafficPolicy Local, answered on its healthCheckNodePort. */
+const HEALTH_CHECK = 'health check';
+
 export const nodePortKey = (port: number, protocol: string | undefined) =>
   `nodeport ${port}/${(protocol ?? '').toUpperCase()}`;
 
 /** The Service port a frontend serves: the listing's own name, else the objects'. The health
- * server's frontend serves none: its tree is its own, named as the agent names it. */
+ * server's frontend serves none: its tree is its own, "ns/name (health check)". */
 function nameOf(f: CiliumFrontend, key: string, known: CiliumKnown): ServicePortName | undefined {
   if (healthServerOf(f.service)) return undefined;
   if (f.service && f.portName !== undefined)
@@ -76,9 +80,11 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     const protocol = f.protocol ?? '';
     // without names, a NodePort's frontends (the wildcard, each node address) are one entry; the
     // internal scope's are another Service entry of their own, with their own backends
+    // the health server's frontend answers its Service's health checks: that Service's, said so
+    const checked = healthServerOf(f.service);
     const base =
       name ??
-      (healthServerOf(f.service) ? f.service! : undefined) ??
+      (checked ? `${checked} (health check)` : undefined) ??
       (f.type === 'NodePort'
         ? `node port ${f.port}${f.protocol ? `/${f.protocol.toUpperCase()}` : ''}`
         : undefined);
@@ -109,9 +115,11 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       kind,
       ...(redirected
         ? { label: LABEL.LocalRedirect! }
-        : f.type && LABEL[f.type]
-          ? { label: LABEL[f.type] }
-          : {}),
+        : checked
+          ? { label: HEALTH_CHECK }
+          : f.type && LABEL[f.type]
+            ? { label: LABEL[f.type] }
+            : {}),
       ...(redirected ? { redirect: f.redirectTo ? { policy: f.redirectTo } : {} } : {}),
       ...(isWildcard(f.ip) ? {} : { address: f.ip }),
       port: f.port,
