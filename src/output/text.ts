@@ -73,36 +73,49 @@ function stepLines(
   ).length;
   let summary = head ? sanitize(head.title) : '';
   if (more > 0) summary += ` (+${more} more)`;
-  // a pass where it looked says where it could not look, on the same line
-  const blind = blindInSummary(step);
-  if (blind) summary += `; ${sanitize(blind.title)}`;
+  const narrow = o.width < NARROW;
+  const room = narrow ? o.width - 4 : o.width - 4 - label.length;
+  // a pass where it looked says where it could not look, on the same line; a terminal's line
+  // cut to its width would lose it: there it goes under the step, a line of its own
+  const candidate = blindInSummary(step);
+  const tail = candidate ? `; ${unobservedLine(candidate, o.verbose)}` : '';
+  const blind = o.truncate && (summary + tail).length > room ? undefined : candidate;
+  if (blind) summary += tail;
+  const findings = findingLines(step, p, o, blind);
   const mark = ` ${p.status(step.status, MARK[shownStepStatus(step)])} `;
   // too narrow for the summary column: the summary goes under its step, indented as one
-  if (o.width < NARROW) {
+  if (narrow) {
     const under = wrap(summary, o.width, '    ');
     const lines = o.truncate ? under.slice(0, 1) : under;
     if (o.truncate && under.length > 1) lines[0] = `${lines[0]!.slice(0, o.width - 1)}…`;
-    return [`${mark}${p.heading(label.trimEnd())}`, ...lines, ...findingLines(step, p, o)];
+    return [`${mark}${p.heading(label.trimEnd())}`, ...lines, ...findings];
   }
-  const room = o.width - 4 - label.length;
   if (o.truncate && summary.length > room) summary = `${summary.slice(0, room - 1)}…`;
   const [first = '', ...rest] = wrap(summary, o.width, ' '.repeat(4 + label.length));
-  return [`${mark}${p.heading(label)} ${first.trimStart()}`, ...rest, ...findingLines(step, p, o)];
+  return [`${mark}${p.heading(label)} ${first.trimStart()}`, ...rest, ...findings];
 }
 
-/** The findings shown under a step: what a partial step could not observe, the folded
- * explanations, and every failing or warning one expanded. */
-/** What a partial step could not observe that its summary line says (the first of them). */
+/** What a step could not observe, in one line: its title, and where the default view does not
+ * expand it, that --verbose says why (its reason is in the finding, as JSON and the TUI show). */
+function unobservedLine(f: Finding, verbose: boolean): string {
+  const why = !verbose && (f.explanation || f.evidence.length > 0);
+  return `${sanitize(f.title)}${why ? ' (--verbose explains)' : ''}`;
+}
+
+/** What a partial step could not observe that its summary line may say (the first of them). */
 function blindInSummary(step: Step): Finding | undefined {
   if (shownStepStatus(step) !== 'partial') return undefined;
   const blind = step.findings.find(isUnobserved);
   return blind === step.headline ? undefined : blind;
 }
 
+/** The findings shown under a step: what a partial step could not observe (but `inSummary`, the
+ * one its summary line says), the folded explanations, and every failing or warning one expanded. */
 function findingLines(
   step: Step,
   p: Palette,
   o: Required<Pick<TextOptions, 'width' | 'verbose' | 'truncate'>>,
+  inSummary: Finding | undefined,
 ): string[] {
   const out: string[] = [];
   const partial = shownStepStatus(step) === 'partial';
@@ -112,8 +125,8 @@ function findingLines(
     // a partial step says, in a line each, what it could not observe (--verbose: why)
     if ((partial || judged) && isUnobserved(f) && !o.verbose) {
       // the one the summary line says already is not said twice
-      if (f !== blindInSummary(step))
-        out.push(...wrap(`? ${f.title}`, o.width, '     ', '       '));
+      if (f !== inSummary)
+        out.push(...wrap(`? ${unobservedLine(f, o.verbose)}`, o.width, '     ', '       '));
       continue;
     }
     if (f.info && f.folded && !o.verbose) {

@@ -96,7 +96,7 @@ describe('claims on the bundled snapshots', () => {
       {
         step: 'Hairpin',
         mark: '◐',
-        line: /^3 of 4 endpoints: .*; hairpin of nginx-55fc968d9-4pddn \(IPv6\) not checked$/,
+        line: /^3 of 4 endpoints: .*; hairpin of nginx-55fc968d9-4pddn \(IPv6\) not checked \(--verbose explains\)$/,
         finding: { step: 'hairpin', id: 'hairpin-not-observed', kinds: ['not-observed'] },
         exit: 1,
       },
@@ -118,7 +118,7 @@ describe('claims on the bundled snapshots', () => {
       {
         step: 'DNS',
         mark: '◐',
-        line: /^CoreDNS up: kube-dns 10\.1\.0\.10 has 2 ready endpoints; no recorded lookup of the Service name$/,
+        line: /^CoreDNS up: kube-dns 10\.1\.0\.10 has 2 ready endpoints; no recorded lookup of the Service name \(--verbose explains\)$/,
         finding: { step: 'dns', id: 'dns-lookup-not-recorded', kinds: ['not-observed'] },
         exit: 1,
       },
@@ -129,7 +129,7 @@ describe('claims on the bundled snapshots', () => {
       {
         step: 'Reachability',
         mark: '◐',
-        line: /^2 endpoints answer directly on the targetPort; no probe from vm-12-11-centos$/,
+        line: /^2 endpoints answer directly on the targetPort; no probe from vm-12-11-centos \(--verbose explains\)$/,
         finding: { step: 'reachability', id: 'probe-not-observed', kinds: ['not-observed'] },
         exit: 0,
       },
@@ -212,7 +212,7 @@ describe('claims on a snapshot changed for the case', () => {
       const claim: Claim = {
         step: 'Rules',
         mark: '◐',
-        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: rules not observed$/,
+        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: rules not observed \(--verbose explains\)$/,
         finding: { step: 'rules', id: 'rules-not-observed', kinds: ['not-observed'] },
         // a node of the capture not read: the run could not check it (as a read it lost)
         exit: 2,
@@ -322,7 +322,7 @@ describe("a node's dump read in part", () => {
       assertClaim(run('text'), json, {
         step: 'Rules',
         mark: '◐',
-        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: 1 line of the rules dump not read$/,
+        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: 1 line of the rules dump not read \(--verbose explains\)$/,
         finding: { step: 'rules', id: 'rules-not-observed', kinds: ['not-observed'] },
         exit: 0,
       });
@@ -345,7 +345,7 @@ describe("a node's dump read in part", () => {
       assertClaim(run('text'), json, {
         step: 'Rules',
         mark: '◐',
-        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: 1 line of the rules dump not read$/,
+        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: 1 line of the rules dump not read \(--verbose explains\)$/,
         finding: { step: 'rules', id: 'rules-not-observed', kinds: ['not-observed'] },
         exit: 0,
       });
@@ -367,7 +367,7 @@ describe("a node's dump read in part", () => {
       assertClaim(run('text'), json, {
         step: 'Rules',
         mark: '◐',
-        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: the rules dump cannot be read$/,
+        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: the rules dump cannot be read \(--verbose explains\)$/,
         finding: { step: 'rules', id: 'rules-unreadable', kinds: ['not-observed'] },
         exit: 0,
       });

@@ -164,7 +164,7 @@ describe('nodes without data', () => {
       .find((l) => / 8 Reachability/.test(l))!;
     assert.match(
       line,
-      /^ ◐ {2}8 Reachability +ClusterIP 10\.1\.190\.219:8080 answers from vm-12-7-centos; ClusterIP 10\.1\.190\.219:8080 not probed from vm-12-11-centos$/,
+      /^ ◐ {2}8 Reachability +ClusterIP 10\.1\.190\.219:8080 answers from vm-12-7-centos; ClusterIP 10\.1\.190\.219:8080 not probed from vm-12-11-centos \(--verbose explains\)$/,
     );
   });
 
