@@ -374,24 +374,62 @@ describe('r145 faults', () => {
       },
     ));
 
-  // before: "✓ 8 Reachability  ClusterIP … answers from vm-12-11-centos and vm-12-7-centos", no word
-  // that the probe from the node enters through nat OUTPUT
-  it('a probe from a node whose nat PREROUTING skips the Service rules speaks for the node only', () =>
+  // before: "✓ 8 Reachability  ClusterIP … answers from vm-12-11-centos and vm-12-7-centos (on
+  // vm-12-11-centos for the node itself only …)": a pass its own evidence contradicts for Pods
+  it("a probe from a node whose nat PREROUTING skips the Service rules: not a pass for Pods, Rules' symptom", () =>
     withoutRule(/^-A PREROUTING .*-j KUBE-SERVICES/, (dir) => {
       const r = svc(dir, '--verbose');
+      assert.equal(r.code, 1, r.stderr);
       assert.match(
         step(r, 'Reachability'),
-        /answers from vm-12-11-centos and vm-12-7-centos \(on vm-12-11-centos for the node itself only: nat PREROUTING does not jump to KUBE-SERVICES\)$/,
+        /^! ClusterIP 10\.1\.190\.219:8080: Pods' connections on vm-12-11-centos are not translated \(nat PREROUTING does not jump to KUBE-SERVICES\); the node's own probe answers$/,
       );
       const flat = r.stdout.replace(/\s+/g, ' ');
       assert.match(
         flat,
-        /The probe is sent by the node itself, so it enters through nat OUTPUT\. On vm-12-11-centos, Pods' and outside clients' connections enter through nat PREROUTING, which does not jump to KUBE-SERVICES/,
+        /The probe from vm-12-11-centos is the node's own connection: it enters through nat OUTPUT, reaches the Service's rules and was answered\. Connections from Pods and from outside clients enter vm-12-11-centos through nat PREROUTING, which does not jump to KUBE-SERVICES/,
       );
-      // the walk from a Pod there is computed evidence, said as walked
+      assert.match(flat, /This follows from entry-jump-missing \(Rules\): fix that first\./);
+      // the other node's answer still passes, for it alone
+      assert.match(flat, /✓ ClusterIP 10\.1\.190\.219:8080 answers from vm-12-7-centos \[/);
       assert.match(
         flat,
-        /walked: on vm-12-11-centos, tcp 10\.244\.1\.7 -> 10\.1\.190\.219:8080: no rule matched it/,
+        /Problem at step 7 \(Rules\): vm-12-11-centos: nat PREROUTING does not jump/,
+      );
+      const json = kdebug(['svc', '--snapshot', dir, '-o', 'json'], { env: WIDE });
+      assert.equal(json.code, 1);
+      const reach = (
+        JSON.parse(json.stdout) as {
+          steps: {
+            id: string;
+            status: string;
+            findings: {
+              id: string;
+              status: string;
+              node?: string;
+              evidence: { kind: string; text: string }[];
+            }[];
+          }[];
+        }
+      ).steps.find((s) => s.id === 'reachability')!;
+      assert.equal(reach.status, 'warn');
+      const f = reach.findings.find((x) => x.id === 'clusterip-unreachable')!;
+      assert.deepEqual([f.status, f.node], ['warn', 'vm-12-11-centos']);
+      // observed: the node's own probe and the chain's rules where the jump should be; computed:
+      // the walk from a Pod there
+      const kinds = f.evidence.map((e) => `${e.kind} ${e.text}`);
+      assert.ok(
+        kinds.includes('observed vm-12-11-centos: TCP connect 10.1.190.219:8080: connected'),
+      );
+      assert.ok(
+        kinds.includes('observed -t nat -A PREROUTING -m addrtype --dst-type LOCAL -j DOCKER'),
+        kinds.join('\n'),
+      );
+      assert.ok(
+        kinds.includes(
+          'computed on vm-12-11-centos, tcp 10.244.1.7 -> 10.1.190.219:8080: no rule matched it: routed unchanged',
+        ),
+        kinds.join('\n'),
       );
     }));
 

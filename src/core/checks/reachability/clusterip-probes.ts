@@ -97,27 +97,30 @@ export function clusterIpProbes(
   const toPort = { dst: ip, port: port.port, proto: port.protocol.toLowerCase() };
   if (failed.length === 0) {
     // the probe is the node's own connection: where Pods' entry skips the Service rules, its
-    // answer speaks for the node alone (the Rules step names the missing jump)
+    // answer speaks for the node alone, and Pods' connections there are not translated
     const hostOnly = answered.flatMap((p) => {
       const s = podEntrySkipped(ctx, p.node, toPort);
-      return s ? [{ node: p.node, ...s }] : [];
+      return s ? [{ probe: p, ...s }] : [];
     });
-    const only = hostOnly.map((h) => h.node);
-    const first = hostOnly[0];
+    const forAll = answered.filter((p) => !hostOnly.some((h) => h.probe === p));
     return [
       ...byDesign,
-      finding(
-        'clusterip-reachable',
-        'pass',
-        `${family}ClusterIP ${addressOf(ctx, port, ip)} answers from ${list(answered.map((p) => p.node))}${first ? ` (on ${list(only)} for the node itself only: ${first.skipped.from} does not jump to ${first.skipped.to})` : ''}`,
-        {
-          explanation: `A ${port.protocol} connection to the ClusterIP is translated to an endpoint and answered.${first ? ` The probe is sent by the node itself, so it enters through ${first.host}. On ${list(only)}, Pods' and outside clients' connections enter through ${first.pods}, ${first.pods === first.skipped.from ? 'which' : `where ${first.skipped.from}`} does not jump to ${first.skipped.to} (Rules step): they never reach the Service's rules there, so ${only.length === 1 ? 'that answer does' : 'those answers do'} not speak for them.` : ''}`,
-          evidence: [
-            ...answered.map(probedEvidence),
-            ...hostOnly.flatMap((h) => packetWalk(ctx, h.node, toPort, true)),
-          ],
-          service: spn,
-        },
+      ...(forAll.length > 0
+        ? [
+            finding(
+              'clusterip-reachable',
+              'pass',
+              `${family}ClusterIP ${addressOf(ctx, port, ip)} answers from ${list(forAll.map((p) => p.node))}`,
+              {
+                explanation: `A ${port.protocol} connection to the ClusterIP is translated to an endpoint and answered.`,
+                evidence: forAll.map(probedEvidence),
+                service: spn,
+              },
+            ),
+          ]
+        : []),
+      ...hostOnly.map((h) =>
+        podsNotTranslated(ctx, h, `${family}ClusterIP ${addressOf(ctx, port, ip)}`, toPort, spn),
       ),
       ...blind,
     ];
@@ -223,3 +226,41 @@ const rulesAsExpected = (ctx: CheckContext, ip: string): Set<string> =>
       .filter((m) => canonicalAddress(m.clusterIP) === canonicalAddress(ip))
       .map((m) => m.node),
   );
+
+/** A ClusterIP the node's own probe reaches, whose Pods' connections never reach the Service
+ * rules (the entry chain lacks its jump): not a pass for them, a symptom of the Rules finding. */
+function podsNotTranslated(
+  ctx: CheckContext,
+  h: { probe: Probed } & NonNullable<ReturnType<typeof podEntrySkipped>>,
+  what: string,
+  toPort: { dst: string; port: number; proto: string },
+  spn: string,
+): Finding {
+  const node = h.probe.node;
+  const { from, to } = h.skipped;
+  const cause = ctx.earlier.find(
+    (c) =>
+      c.finding.id === 'entry-jump-missing' &&
+      (c.finding.node === node || c.finding.nodes?.includes(node)),
+  );
+  // the rule lines the Rules step read on the node, where the jump should be
+  const rules = (cause?.finding.evidence ?? [])
+    .filter((e) => e.kind === 'observed' && e.node === node)
+    .map(({ diff: _diff, ...e }) => e);
+  return consequence(
+    finding(
+      'clusterip-unreachable',
+      'fail',
+      `${what}: Pods' connections on ${node} are not translated (${from} does not jump to ${to}); the node's own probe answers`,
+      {
+        explanation: `The probe from ${node} is the node's own connection: it enters through ${h.host}, reaches the Service's rules and was answered. Connections from Pods and from outside clients enter ${node} through ${h.pods}, ${h.pods === from ? 'which' : `where ${from}`} does not jump to ${to}: they never reach the Service's rules there and are not translated to an endpoint (the walk says what becomes of them instead).`,
+        evidence: [probedEvidence(h.probe), ...rules, ...packetWalk(ctx, node, toPort, true)],
+        // the cause's command (restart kube-proxy there), else the node's drift that names it
+        next: cause?.finding.next ?? kdebug(['drift', '--node', valid.name(node)]),
+        node,
+        service: spn,
+      },
+    ),
+    cause,
+  );
+}
