@@ -89,7 +89,8 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
     protocol: o.proto,
     fromHost: !!o.fromHost,
   });
-  const answer = traceAnswer(result, analysis.view, name!, stop);
+  // the node's Service trees say whose node port took the packet, beside the API's Services
+  const answer = traceAnswer(result, analysis.view, name!, stop, node.trees());
   const how = invocationOf(g, { snapshot: o.snapshot });
   if (shown === 'json') writeDoc(traceDoc(answer));
   else write(traceText(answer, textWidth().width, how));

@@ -2,6 +2,7 @@
 // rules it matched in order, as text a person follows or as JSON.
 import { shareText, type TraceOutcome, type TraceResult } from '../core/dataplane/trace/trace.js';
 import { stopText, translatedBy, type TraceAnswer } from '../core/dataplane/trace/answer.js';
+import type { PortNotInApi } from '../core/dataplane/trace/stale-port.js';
 import { jsonText } from '../core/sanitize.js';
 import { wrap, wrapAfter, wrapCommand } from './wrap.js';
 import { resolveNext, shellWords, type Invocation } from '../core/findings/next-command.js';
@@ -115,6 +116,10 @@ function routed(o: TraceOutcome, i: number, a: TraceAnswer): string {
   return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}`;
 }
 
+/** A stale node port: the node's rules beside the API's Service. */
+const notInApiText = (x: PortNotInApi, node: string): string =>
+  `The node's rules are stale for this port: on node ${node}, ${x.entry} leads to ${x.servicePort}, but in the API ${x.api}. kube-proxy has not applied that change there (drift: entry-stale), so the node still sends this traffic to the endpoints; a synced kube-proxy would not.`;
+
 /** The walk as text at `width` columns (none: unwrapped); long rule lines wrap under themselves;
  * a next command carries the run's flags (`how`). */
 export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}): string {
@@ -127,6 +132,7 @@ export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}
   r.outcomes.forEach((o, i) =>
     out.push(...wrapAfter(`  ${shareText(o).padStart(6)}  `, summary(o, i, a, apart), width)),
   );
+  for (const x of a.notInApi ?? []) out.push('', ...wrap(notInApiText(x, a.node), width, '  '));
   if (a.unmatched) out.push('', ...wrap(a.unmatched, width, '  '));
   else if (a.stop)
     out.push(
@@ -213,6 +219,7 @@ export function traceDoc(a: TraceAnswer) {
       };
     }),
     notes: r.notes,
+    ...(a.notInApi?.length ? { notInApi: a.notInApi } : {}),
     ...(r.tablesNotRead ? { tablesNotRead: r.tablesNotRead } : {}),
     ...(a.stop
       ? { readStopped: { file: a.stop.file, line: a.stop.line, reason: a.stop.why } }

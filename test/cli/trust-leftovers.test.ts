@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { kdebug, ROOT, type CliResult } from '../support/cli.js';
-import { clusterIpObjects, labListing } from '../support/nft-lab.js';
+import { clusterIpObjects, labListing, NODE_A_TABLE } from '../support/nft-lab.js';
 
 const WIDE = { COLUMNS: '200' };
 
@@ -147,6 +147,111 @@ describe("an nftables node whose nat-prerouting lacks its jump to services: Reac
       );
       assert.equal(f.evidence[0]!.text, 'node-a: TCP connect 10.96.33.216:80: connected');
       assert.match(f.evidence[2]!.text, /^on node-a, tcp 10\.244\.1\.9 -> 10\.96\.33\.216:80: /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// before: the walk DNATed the packet by node port 30080 and said nothing of the API having taken
+// that port away (exit 0): the node's rules walked as if they were the Service's
+describe('trace by a node port the API removed but the node still holds: the API beside the node', () => {
+  const trace = (dir: string, node: string, dst: string, ...more: string[]) =>
+    kdebug(
+      ['trace', '--snapshot', dir, '--node', node, '--src', '198.51.100.99', '--dst', dst, ...more],
+      {
+        env: WIDE,
+      },
+    );
+  const flat = (r: CliResult) => r.stdout.replace(/\s+/g, ' ');
+
+  it('iptables: a NodePort Service made ClusterIP in the API, kube-proxy not synced', () =>
+    withCopy(
+      'nodeport-local-no-endpoint',
+      (dir) =>
+        rewrite(dir, 'objects.json', (t) => {
+          const list = JSON.parse(t) as {
+            items: { kind: string; metadata: { name: string }; spec: Record<string, unknown> }[];
+          };
+          const svc = list.items.find(
+            (o) => o.kind === 'Service' && o.metadata.name === 'nginx-svc',
+          )!;
+          svc.spec['type'] = 'ClusterIP';
+          delete svc.spec['externalTrafficPolicy'];
+          for (const p of svc.spec['ports'] as { nodePort?: number }[]) delete p.nodePort;
+          return JSON.stringify(list);
+        }),
+      (dir) => {
+        const r = trace(dir, 'vm-12-7-centos', '10.0.12.7:30080', '--no-color');
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(
+          flat(r),
+          /The node's rules are stale for this port: on node vm-12-7-centos, node port 30080\/tcp leads to default\/nginx-svc:http, but in the API default\/nginx-svc:http has no node port \(Service type ClusterIP\)\. kube-proxy has not applied that change there \(drift: entry-stale\)/,
+        );
+        assert.match(flat(r), /next: kdebug drift --node vm-12-7-centos --snapshot /);
+        // the walk itself is still shown as the node's rules do it
+        assert.match(flat(r), /100% DNAT to 10\.244\.0\.3:80/);
+        const json = trace(dir, 'vm-12-7-centos', '10.0.12.7:30080', '-o', 'json');
+        assert.equal(json.code, 1);
+        assert.deepEqual((JSON.parse(json.stdout) as { notInApi: unknown }).notInApi, [
+          {
+            entry: 'node port 30080/tcp',
+            servicePort: 'default/nginx-svc:http',
+            api: 'default/nginx-svc:http has no node port (Service type ClusterIP)',
+          },
+        ]);
+        // the bundled snapshot, whose API still has the node port: nothing said, exit 0
+        const base = join(ROOT, 'snapshots', 'nodeport-local-no-endpoint');
+        const ok = trace(base, 'vm-12-7-centos', '10.0.12.7:30080', '--no-color');
+        assert.equal(ok.code, 0, ok.stderr);
+        assert.doesNotMatch(ok.stdout, /stale for this port/);
+      },
+    ));
+
+  it("nftables: service-nodeports' element for a node port the API moved to another", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-leftover-'));
+    try {
+      // node-a's table as the real kube-proxy v1.37.2 wrote it: tcp . 32548 goes to
+      // matrix/node-port:http; the API has moved that Service port to node port 30555
+      mkdirSync(join(dir, 'nodes/node-a'), { recursive: true });
+      writeFileSync(join(dir, 'nodes/node-a/proxy-mode.txt'), 'nftables');
+      writeFileSync(
+        join(dir, 'nodes/node-a/nft-ip-kube-proxy-text.txt'),
+        readFileSync(join(ROOT, NODE_A_TABLE + '.txt'), 'utf8'),
+      );
+      const [svc, slice, ...rest] = clusterIpObjects(['10.244.1.4', '10.244.2.2']);
+      const moved = {
+        ...svc!,
+        metadata: { name: 'node-port', namespace: 'matrix' },
+        spec: {
+          type: 'NodePort',
+          clusterIP: '10.96.242.192',
+          clusterIPs: ['10.96.242.192'],
+          ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 80, nodePort: 30555 }],
+        },
+      };
+      const endpoints = {
+        ...slice!,
+        metadata: {
+          name: 'node-port-x',
+          namespace: 'matrix',
+          labels: { 'kubernetes.io/service-name': 'node-port' },
+        },
+      };
+      writeFileSync(
+        join(dir, 'objects.json'),
+        JSON.stringify({ kind: 'List', items: [moved, endpoints, ...rest] }),
+      );
+      const r = trace(dir, 'node-a', '192.0.2.21:32548', '--no-color');
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        flat(r),
+        /on node node-a, node port 32548\/tcp leads to matrix\/node-port:http, but in the API matrix\/node-port:http has node port 30555\./,
+      );
+      assert.match(flat(r), /next: kdebug drift --node node-a --snapshot /);
+      // the API's own node port is not said stale
+      const own = trace(dir, 'node-a', '192.0.2.21:31768', '--no-color');
+      assert.doesNotMatch(own.stdout, /stale for this port/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,6 +5,8 @@ import type { ClusterView } from '../../kube/objects.js';
 import { shareText, type MatchedRule, type TraceOutcome, type TraceResult } from './trace.js';
 import { percent } from '../../model.js';
 import { kdebug, valid, type NextCommand } from '../../findings/next-command.js';
+import type { ServiceTrees } from '../trees.js';
+import { nodePortNotInApi, type PortNotInApi } from './stale-port.js';
 
 /** Where the read of the node's rules stopped (a dump cut short): the walk holds for what was
  * read, and says nothing of the rules past the stop. */
@@ -46,6 +48,9 @@ export interface TraceAnswer {
   unanswered: boolean;
   /** The rules were not wholly read: where the read stopped; no verdict rests on what lies past. */
   stop?: ReadStop;
+  /** The node port that translated the packet is, in the node's rules, a Service port's that the
+   * API no longer gives it (stale rules): the node's view beside the API's. */
+  notInApi?: PortNotInApi[];
 }
 
 /** How the destination was changed, in the words of what changed it: Cilium's socket and tc hooks
@@ -54,14 +59,18 @@ export const translatedBy = (o: TraceOutcome) =>
   o.rules.some((r) => r.table === 'cilium') ? 'translated to' : 'DNAT to';
 
 /** The exit code's question: does the packet reach an endpoint (or the node) as kube-proxy
- * intends? Refused, dropped, unanswered or sent to a Pod that is gone: no. */
-export const traceFails = (a: TraceAnswer) => a.blocked || a.unanswered || a.stale.length > 0;
+ * intends? Refused, dropped, unanswered, sent to a Pod that is gone or by a port the API no
+ * longer has: no. */
+export const traceFails = (a: TraceAnswer) =>
+  a.blocked || a.unanswered || a.stale.length > 0 || (a.notInApi?.length ?? 0) > 0;
 
+/** The walk in cluster words; `trees`, the node's Service trees, tell whose node port took it. */
 export function traceAnswer(
   result: TraceResult,
   view: ClusterView,
   node: string,
   stop?: ReadStop,
+  trees?: ServiceTrees,
 ): TraceAnswer {
   const dst = result.packet.dst;
   const captured = view.pods.flatMap((p) =>
@@ -77,6 +86,7 @@ export function traceAnswer(
   const blocked = result.outcomes.some(
     (o, i) => (o.verdict === 'REJECT' || o.verdict === 'DROP') && !stop?.partly[i]?.length,
   );
+  const notInApi = nodePortNotInApi(result, trees, view);
   const answer: TraceAnswer = {
     result,
     node,
@@ -84,6 +94,10 @@ export function traceAnswer(
     blocked,
     unanswered: false,
     ...(stop ? { stop } : {}),
+    // what shows the node's rules against the API's: its drift (entry-stale)
+    ...(notInApi.length > 0
+      ? { notInApi, next: kdebug(['drift', '--node', valid.name(node)]) }
+      : {}),
   };
   for (const s of view.services) {
     const kind = s.clusterIPs.includes(dst)
