@@ -41,6 +41,10 @@ const child = spawn(
   ],
   { cwd: root, stdio: ['inherit', 'pipe', 'inherit'] },
 );
+// a signal to this script ends the run, test files and all, so no lab they made outlives it:
+// node's runner ends its files on SIGINT and SIGTERM, but dies alone on SIGHUP
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.on(signal, () => child.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal));
 let tail = ''; // the runner's closing lines: the summary counts
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
