@@ -11,7 +11,8 @@
 // measures at each of those Node counts (Services scaled alike, one cluster grown from size to
 // size, the truth check at the last), side by side; `-- --svc-only` for the svc timings without
 // the truth check, `-- --profile DIR` for one run's CPU profile, `-- --hold` to keep the cluster up
-// for runs by hand until interrupted (both at the last size).
+// for runs by hand until interrupted (both at the last size). Killed by any signal or ended by a
+// throw, it leaves no lab behind: the lab's reaper tears it down (test/support/cluster/reaper.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -194,9 +195,9 @@ async function measureSize(
 }
 
 async function main(): Promise<void> {
-  // API-only Nodes never heartbeat: the one status the bench writes must hold for its whole run
-  const c = new ClusterClient(await up({ nodes: 2, heartbeatGrace: '2h' }));
   try {
+    // API-only Nodes never heartbeat: the one status the bench writes must hold for its whole run
+    const c = new ClusterClient(await up({ nodes: 2, heartbeatGrace: '2h' }));
     const sizes: SizeRuns[] = [];
     let made = { nodes: c.info.nodes.length, services: 0 };
     for (const [k, nodes] of SIZES.entries()) {

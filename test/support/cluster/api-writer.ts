@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
+import { alive } from '../process.js';
 
 export interface ApiWrite {
   method: 'POST' | 'PATCH';
@@ -16,6 +17,10 @@ export interface ApiWrite {
 }
 
 const [server, pki, n] = process.argv.slice(2);
+// the writes are for the process that asked (ClusterClient.apiWrites): once it has ended, however
+// it ended, no more are made (the lab it wrote to is being torn down)
+const owner = Number(process.env['KDEBUG_LAB_WRITES_FOR']);
+setInterval(() => owner > 0 && !alive(owner) && process.exit(1), 500).unref();
 const inFlight = Number(n ?? 32);
 const agent = new Agent({
   keepAlive: true,

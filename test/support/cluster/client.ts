@@ -69,7 +69,11 @@ export class ClusterClient {
         join(ROOT, 'test/support/cluster/api-writer.ts'),
         ...[`https://${API_IP}:6443`, join(DIR, 'pki'), String(inFlight)],
       ],
-      { cwd: ROOT, stdio: ['pipe', 'inherit', 'pipe'] },
+      {
+        cwd: ROOT,
+        stdio: ['pipe', 'inherit', 'pipe'],
+        env: { ...process.env, KDEBUG_LAB_WRITES_FOR: String(process.pid) },
+      },
     );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d));

@@ -1,7 +1,8 @@
 // The lab cluster: the real etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
 // kube-proxy (built from their Go modules), a kubelet stand-in per node, all inside network
 // namespaces it creates (topology.ts). `up` writes .cluster/cluster.json for the tests; `down`
-// removes every process, namespace and file it made.
+// removes every process, namespace and file it made, and so does the reaper (reaper.ts) when the
+// process that ran `up` ends without `down` (killed, or thrown past it).
 //
 //   npm run cluster -- up [--nodes 2|3] [--mode iptables|nftables] [--families ipv4|dual]
 //                         [--kube-proxy v1.X.Y]   (that release's kube-proxy; the control plane stays)
@@ -17,6 +18,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import type { Socket } from 'node:net';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBinaries, K8S_VERSION, kubeProxyBinary } from './build.js';
@@ -42,6 +44,7 @@ import { alive } from '../process.js';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const DIR = join(ROOT, '.cluster');
+const HERE = fileURLToPath(new URL('.', import.meta.url));
 const PREFIX = /^[a-z][a-z0-9-]{0,11}$/;
 
 /** What `up` leaves for the tests: everything they need to drive the cluster. */
@@ -60,6 +63,9 @@ export interface ClusterInfo {
 
 interface Pids {
   prefix: string;
+  /** The process that ran `up`: the lab is torn down when it ends, unless kept. */
+  owner: number;
+  reaper?: number;
   pids: number[];
 }
 
@@ -93,6 +99,8 @@ export async function up(
     /** How long a Node may go without a heartbeat before it is not ready (a bench's API-only
      * Nodes never send one). */
     heartbeatGrace?: string;
+    /** The lab stays up once `up` returns, after this process ends (`npm run cluster -- up`). */
+    keep?: boolean;
   } = {},
 ): Promise<ClusterInfo> {
   const t = topology(o.prefix ?? 'kdc', o.mode ?? 'iptables', o.nodes ?? 2, o.families);
@@ -106,8 +114,10 @@ export async function up(
   const proxyBin = kubeProxyBinary(proxyVersion, (s) => console.error(`cluster: ${s}`));
   down();
   mkdirSync(join(DIR, 'logs'), { recursive: true });
-  const pids: Pids = { prefix: t.prefix, pids: [] };
+  const pids: Pids = { prefix: t.prefix, owner: process.pid, pids: [] };
   const save = () => writeFileSync(join(DIR, 'pids.json'), JSON.stringify(pids));
+  save();
+  pids.reaper = startReaper();
   save();
   try {
     network(t);
@@ -265,6 +275,11 @@ export async function up(
       nodes: t.nodes.map((n) => ({ ...n, netns: ns(t, n.name), proxyMode: t.mode })),
     };
     writeFileSync(join(DIR, 'cluster.json'), JSON.stringify(info, null, 2) + '\n');
+    if (o.keep) {
+      kill(pids.reaper, 'SIGTERM');
+      delete pids.reaper;
+      save();
+    }
     return info;
   } catch (e) {
     console.error(`cluster: up failed; the end of each log in ${join(DIR, 'logs')}:`);
@@ -310,6 +325,21 @@ async function waitFor(what: string, ok: () => boolean, ms = 60_000): Promise<vo
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`cluster: timed out waiting for ${what}`);
+}
+
+/** The reaper (reaper.ts) of the lab this process is making; its pid. */
+function startReaper(): number {
+  const reaper = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(HERE, 'reaper.ts'), String(process.pid)],
+    // its own session: a signal to this process's group or terminal is not for it
+    { cwd: ROOT, detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
+  );
+  if (!reaper.pid) throw new Error('cluster: could not start the reaper');
+  // neither it nor its pipe keeps this process alive: the pipe's end is what it waits for
+  reaper.unref();
+  (reaper.stdin as Socket).unref();
+  return reaper.pid;
 }
 
 /** Starts argv in a lab namespace (only its network namespace: files are shared), detached. */
@@ -418,6 +448,8 @@ export function down(): void {
   try {
     const p = JSON.parse(readFileSync(join(DIR, 'pids.json'), 'utf8')) as Pids;
     prefix = p.prefix;
+    // the reaper first: it is not to tear down a lab this `down` is already taking apart
+    if (p.reaper !== undefined && p.reaper !== process.pid) kill(p.reaper, 'SIGTERM');
     for (const pid of p.pids) kill(pid, 'SIGTERM');
     const until = Date.now() + 5000;
     while (p.pids.some(alive) && Date.now() < until) spawnSync('sleep', ['0.1']);
@@ -455,6 +487,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       mode: (flag('mode') as ProxyMode) ?? 'iptables',
       families: (flag('families') as Families) ?? 'ipv4',
       ...(flag('kube-proxy') ? { kubeProxy: flag('kube-proxy') } : {}),
+      keep: true,
     })
       .then((info) => console.log(JSON.stringify(info, null, 2)))
       .catch((e: Error) => {
