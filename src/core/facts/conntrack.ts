@@ -1,6 +1,7 @@
 // The kernel's connection tracking table as `conntrack -L` prints it, and its counters as
 // `conntrack -S` prints them. A UDP "connection" to a Service lives on in conntrack after its
 // endpoint is gone, and keeps going to the old Pod: the entries are evidence, read only.
+import { familyOf } from '../ipv6.js';
 
 /** One direction of a tracked connection. */
 export interface ConntrackTuple {
@@ -25,9 +26,11 @@ export interface ConntrackEntry {
 }
 
 /** `udp 17 29 src=A dst=B sport=P dport=Q [UNREPLIED] src=C dst=D sport=R dport=S mark=0 use=1`
- * lines; anything else (the "N flow entries have been shown" summary) is left out. */
-export function parseConntrack(text: string): ConntrackEntry[] {
+ * lines; anything else (the "N flow entries have been shown" summary) is left out, and an entry
+ * line whose addresses are no IP addresses (conntrack prints nothing else there) is `unread`. */
+export function parseConntrack(text: string): { entries: ConntrackEntry[]; unread: string[] } {
   const out: ConntrackEntry[] = [];
+  const unread: string[] = [];
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     const head = /^(tcp|udp|sctp|icmp|icmpv6|\w+)\s+\d+\s+\d+\s+(?:([A-Z_]+)\s+)?src=/.exec(line);
@@ -40,6 +43,10 @@ export function parseConntrack(text: string): ConntrackEntry[] {
         ...(m[3] ? { sport: Number(m[3]), dport: Number(m[4]) } : {}),
       });
     if (tuples.length < 2) continue;
+    if (tuples.some((t) => familyOf(t.src) === undefined || familyOf(t.dst) === undefined)) {
+      unread.push(line);
+      continue;
+    }
     out.push({
       protocol: head[1]!,
       ...(head[2] ? { state: head[2] } : {}),
@@ -49,7 +56,7 @@ export function parseConntrack(text: string): ConntrackEntry[] {
       text: line,
     });
   }
-  return out;
+  return { entries: out, unread };
 }
 
 export interface ConntrackStats {

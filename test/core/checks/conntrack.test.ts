@@ -43,7 +43,7 @@ const conntrack = (nodes: Record<string, Record<string, string>>, meta = {}) =>
 
 describe('conntrack output', () => {
   it('reads the entries of conntrack -L, UDP and TCP, and leaves its summary out', () => {
-    const entries = parseConntrack(
+    const { entries } = parseConntrack(
       `${udp('10.244.1.5', 40000, '10.244.9.9')}\ntcp      6 119 ESTABLISHED src=10.244.1.5 dst=10.96.0.10 sport=40001 dport=53 src=10.244.0.2 dst=10.244.1.5 sport=53 dport=40001 [ASSURED] mark=0 use=1\nconntrack v1.4.7 (conntrack-tools): 2 flow entries have been shown.\n`,
     );
     assert.deepEqual(
@@ -53,6 +53,18 @@ describe('conntrack output', () => {
         ['tcp', 'ESTABLISHED', '10.96.0.10', 53, '10.244.0.2'],
       ],
     );
+  });
+
+  it('reads no endpoint from a line whose address is no IP address, and says the line', () => {
+    const { entries, unread } = parseConntrack(
+      `tcp      6 86398 ESTABLISHED src=10.244.0.3 dst=10.1.190.219 sport=40000 dport=8080 src=10.244.9.9;$(touch\${IFS}/tmp/x) dst=10.244.0.3 sport=80 dport=40000 [ASSURED] mark=0 use=1\n${udp('10.244.1.5', 40000, '10.244.9.9')}\n`,
+    );
+    assert.deepEqual(
+      entries.map((e) => e.reply.src),
+      ['10.244.9.9'],
+    );
+    assert.equal(unread.length, 1);
+    assert.match(unread[0]!, /^tcp /);
   });
 
   it('sums the counters of every CPU', () => {

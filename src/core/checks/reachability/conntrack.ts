@@ -29,6 +29,7 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
   const blind: Evidence[] = [];
   const blindNodes: string[] = [];
   const blindWhy: string[] = [];
+  const unread: Evidence[] = [];
   let entries = 0;
   for (const node of ctx.nodeNames())
     for (const dst of svc.clusterIPs)
@@ -53,7 +54,16 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
           continue;
         }
         // what the clients sent to one of the Service's ports, DNATed (answered from elsewhere)
-        const own = parseConntrack(text).filter(
+        const listed = parseConntrack(text);
+        // a line conntrack would not print (an address that is no IP): said, never an endpoint
+        if (listed.unread.length > 0)
+          unread.push(
+            unseen(
+              `${node}: ${count(listed.unread.length, 'line')} of conntrack -L -p ${protocol} -d ${dst} not as conntrack prints them (an address that is no IP address): not read (nodes/${node}/${stem}.txt)`,
+              node,
+            ),
+          );
+        const own = listed.entries.filter(
           (e) =>
             e.orig.dst === dst && ports.some((p) => p.port === e.orig.dport) && e.reply.src !== dst,
         );
@@ -93,6 +103,14 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
           evidence: clean,
         },
       ),
+    );
+  if (unread.length > 0)
+    out.push(
+      finding('conntrack-not-observed', 'skip', 'conntrack entries in part not read', {
+        explanation:
+          'Some lines of the recorded conntrack listing are not as conntrack prints them, so the connections they stand for are not known: nothing is said of them (no endpoint is read from them).',
+        evidence: unread,
+      }),
     );
   if (blind.length > 0)
     out.push(
