@@ -175,6 +175,11 @@ export class RuleStore {
     return text(this.buf, this.lineStartOf(id), this.int(id, R.lineEnd));
   }
 
+  /** The rule's text from its "-A", its `[p:b]` counters aside. */
+  ruleText(id: number): string {
+    return text(this.buf, this.int(id, R.specStart) - 3, this.int(id, R.lineEnd));
+  }
+
   /** Whether the rule line is exactly `s`, compared on the bytes: no string is built. */
   textEquals(id: number, s: string): boolean {
     const b = this.buf;

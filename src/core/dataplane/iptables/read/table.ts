@@ -166,6 +166,10 @@ export class Table {
   text(id: number): string {
     return this.ruleStore.text(id);
   }
+  /** The rule's text from its "-A", its `[p:b]` counters aside: as kube-proxy writes it. */
+  ruleText(id: number): string {
+    return this.ruleStore.ruleText(id);
+  }
   /** Whether the rule line is exactly `s`, compared on the bytes: no string is built. */
   textEquals(id: number, s: string): boolean {
     return this.ruleStore.textEquals(id, s);

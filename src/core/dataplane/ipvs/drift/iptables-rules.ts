@@ -16,7 +16,7 @@ const MASQUERADE = new Set(['KUBE-POSTROUTING', 'KUBE-MARK-MASQ', 'KUBE-LOAD-BAL
 
 /** Which finding a missing rule is: by its table, chain and target. */
 function idOf(table: 'nat' | 'filter', rule: RuleLine): DriftId {
-  const target = / -j (\S+)/.exec(rule.text)?.[1] ?? '';
+  const target = rule.target ?? '';
   if (table === 'nat' && (MASQUERADE.has(rule.chain) || MASQUERADE.has(target)))
     return 'masquerade-missing';
   if (table === 'nat' && rule.chain === 'KUBE-NODE-PORT') return 'masquerade-missing';
@@ -50,13 +50,6 @@ const WHAT: Record<string, string> = {
   'filter KUBE-IPVS-OUT-FILTER': 'the node reaches load balancers its source ranges leave out',
 };
 
-/** A rule's text as compared: without iptables-save -c's counters, spaces collapsed. */
-const key = (text: string) =>
-  text
-    .replace(/^\[\d+:\d+\]\s+/, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-
 /** The tables compared ("nat", "filter": those the dump holds); findings added through `add`. */
 export function ipvsIptablesDrift(
   expected: { nat: RuleLine[]; filter: RuleLine[]; uncompared?: RuleLine[] },
@@ -69,15 +62,18 @@ export function ipvsIptablesDrift(
     const table = dump.ruleset.table(name);
     if (!table) continue;
     compared.push(name);
-    const missing = new Map<string, RuleLine[]>();
+    // one finding per id and chain, in the order their first rule is found
+    const missing = new Map<string, { id: DriftId; chain: string; rules: RuleLine[] }>();
     for (const rule of expected[name]) {
       // a rule whose form nothing read tells is not compared (drift.ts says so)
       if (expected.uncompared?.includes(rule) || has(table, rule)) continue;
-      const k = `${idOf(name, rule)} ${rule.chain}`;
-      missing.set(k, [...(missing.get(k) ?? []), rule]);
+      const id = idOf(name, rule);
+      const k = `${id} ${rule.chain}`;
+      const group = missing.get(k) ?? { id, chain: rule.chain, rules: [] };
+      missing.set(k, group);
+      group.rules.push(rule);
     }
-    for (const [k, rules] of missing) {
-      const [id, chain] = k.split(' ') as [DriftId, string];
+    for (const { id, chain, rules } of missing.values()) {
       const c = table.chain(chain);
       add(id, {
         title: `${name} ${chain}: ${rules.length === 1 ? 'a rule' : `${rules.length} rules`} of kube-proxy's missing`,
@@ -92,9 +88,12 @@ export function ipvsIptablesDrift(
   return compared;
 }
 
+/** Whether the node's chain holds the rule: one of the same target, then of the same text (its
+ * counters aside). */
 function has(table: Table, rule: RuleLine): boolean {
   const c = table.chain(rule.chain);
   if (!c) return false;
-  const want = key(rule.text);
-  return c.ruleIds.some((id) => key(table.text(id)) === want);
+  return c.ruleIds.some(
+    (id) => table.target(id) === rule.target && table.ruleText(id) === rule.text,
+  );
 }

@@ -99,26 +99,28 @@ export function ipvsIptablesRules(exp: ExpectedRules, o: IpvsIptablesInput): Ipv
   const nat: RuleLine[] = [];
   const filter: RuleLine[] = [];
   const uncompared: RuleLine[] = [];
-  const l = (list: RuleLine[], chain: string, spec: string) =>
-    list.push({ chain, text: `-A ${chain} ${spec}` });
+  // a rule's matches (`spec`), then its target and the options after it: the target kept typed
+  const l = (list: RuleLine[], chain: string, spec: string, target: string, args = '') =>
+    list.push({ chain, text: `-A ${chain} ${spec ? `${spec} ` : ''}-j ${target}${args}`, target });
   // the built-in chains' jumps, each prepended: they end up in reverse order
-  l(nat, 'PREROUTING', `${comment('kubernetes service portals')} -j KUBE-SERVICES`);
-  l(nat, 'OUTPUT', `${comment('kubernetes service portals')} -j KUBE-SERVICES`);
-  l(nat, 'POSTROUTING', `${comment('kubernetes postrouting rules')} -j KUBE-POSTROUTING`);
-  l(filter, 'INPUT', `${comment('kubernetes ipvs access filter')} -j KUBE-IPVS-FILTER`);
-  l(filter, 'INPUT', `${comment('kube-proxy firewall rules')} -j KUBE-PROXY-FIREWALL`);
-  l(filter, 'INPUT', `${comment('kubernetes health check rules')} -j KUBE-NODE-PORT`);
-  l(filter, 'FORWARD', `${comment('kube-proxy firewall rules')} -j KUBE-PROXY-FIREWALL`);
-  l(filter, 'FORWARD', `${comment('kubernetes forwarding rules')} -j KUBE-FORWARD`);
-  l(filter, 'OUTPUT', `${comment('kubernetes ipvs access filter')} -j KUBE-IPVS-OUT-FILTER`);
+  l(nat, 'PREROUTING', comment('kubernetes service portals'), 'KUBE-SERVICES');
+  l(nat, 'OUTPUT', comment('kubernetes service portals'), 'KUBE-SERVICES');
+  l(nat, 'POSTROUTING', comment('kubernetes postrouting rules'), 'KUBE-POSTROUTING');
+  l(filter, 'INPUT', comment('kubernetes ipvs access filter'), 'KUBE-IPVS-FILTER');
+  l(filter, 'INPUT', comment('kube-proxy firewall rules'), 'KUBE-PROXY-FIREWALL');
+  l(filter, 'INPUT', comment('kubernetes health check rules'), 'KUBE-NODE-PORT');
+  l(filter, 'FORWARD', comment('kube-proxy firewall rules'), 'KUBE-PROXY-FIREWALL');
+  l(filter, 'FORWARD', comment('kubernetes forwarding rules'), 'KUBE-FORWARD');
+  l(filter, 'OUTPUT', comment('kubernetes ipvs access filter'), 'KUBE-IPVS-OUT-FILTER');
 
-  l(nat, 'KUBE-SERVICES', `-s ${F.loopback} -j RETURN`);
+  l(nat, 'KUBE-SERVICES', `-s ${F.loopback}`, 'RETURN');
   for (const [base, table, chain, to, match, protocol] of SET_RULES)
     if (o.filled.has(base))
       l(
         table === 'nat' ? nat : filter,
         chain,
-        `${protocol ? `-p ${protocol} ` : ''}${comment(IPSETS[base].comment)} ${matchSet(base, match)} -j ${to}`,
+        `${protocol ? `-p ${protocol} ` : ''}${comment(IPSETS[base].comment)} ${matchSet(base, match)}`,
+        to,
       );
   if (o.filled.has('KUBE-CLUSTER-IP')) {
     const c = `${comment(IPSETS['KUBE-CLUSTER-IP'].comment)} `;
@@ -129,7 +131,7 @@ export function ipvsIptablesRules(exp: ExpectedRules, o: IpvsIptablesInput): Ipv
       : local
         ? `${local.source ? `! -s ${local.source}` : `! -i ${local.inInterface}`} ${c}${matchSet('KUBE-CLUSTER-IP', 'dst,dst')}`
         : `${c}${matchSet('KUBE-CLUSTER-IP', 'src,dst')}`;
-    l(nat, 'KUBE-SERVICES', `${spec} -j KUBE-MARK-MASQ`);
+    l(nat, 'KUBE-SERVICES', spec, 'KUBE-MARK-MASQ');
     // no configuration read tells its condition, nor one rule of the node's: written as the
     // defaults say, compared with nothing
     if (!configTells(exp.config, 'masquerade') && exp.config.masqueradeShown === undefined)
@@ -138,39 +140,43 @@ export function ipvsIptablesRules(exp: ExpectedRules, o: IpvsIptablesInput): Ipv
   for (const base of ['KUBE-EXTERNAL-IP', 'KUBE-EXTERNAL-IP-LOCAL'] as const) {
     if (!o.filled.has(base)) continue;
     const args = `${comment(IPSETS[base].comment)} ${matchSet(base, 'dst,dst')}`;
-    if (base === 'KUBE-EXTERNAL-IP') l(nat, 'KUBE-SERVICES', `${args} -j KUBE-MARK-MASQ`);
+    if (base === 'KUBE-EXTERNAL-IP') l(nat, 'KUBE-SERVICES', args, 'KUBE-MARK-MASQ');
     // from off the node (not a bridge, not local), or to an address that is the node's
     const offNode = '-m physdev ! --physdev-is-in -m addrtype ! --src-type LOCAL';
-    l(nat, 'KUBE-SERVICES', `${args} ${offNode} -j ACCEPT`);
-    l(nat, 'KUBE-SERVICES', `${args} -m addrtype --dst-type LOCAL -j ACCEPT`);
+    l(nat, 'KUBE-SERVICES', `${args} ${offNode}`, 'ACCEPT');
+    l(nat, 'KUBE-SERVICES', `${args} -m addrtype --dst-type LOCAL`, 'ACCEPT');
   }
-  l(nat, 'KUBE-SERVICES', '-m addrtype --dst-type LOCAL -j KUBE-NODE-PORT');
-  l(nat, 'KUBE-LOAD-BALANCER', '-j KUBE-MARK-MASQ');
-  l(filter, 'KUBE-SOURCE-RANGES-FIREWALL', '-j DROP');
+  l(nat, 'KUBE-SERVICES', '-m addrtype --dst-type LOCAL', 'KUBE-NODE-PORT');
+  l(nat, 'KUBE-LOAD-BALANCER', '', 'KUBE-MARK-MASQ');
+  l(filter, 'KUBE-SOURCE-RANGES-FIREWALL', '', 'DROP');
   for (const e of o.noNodeAccess)
     l(
       filter,
       'KUBE-IPVS-OUT-FILTER',
-      `-s ${e.ip}${F.host} -m ipvs --vproto ${PROTOCOL_NUMBER[e.protocol]} --vaddr ${e.ip} --vport ${e.port} -j DROP`,
+      `-s ${e.ip}${F.host} -m ipvs --vproto ${PROTOCOL_NUMBER[e.protocol]} --vaddr ${e.ip} --vport ${e.port}`,
+      'DROP',
     );
   // acceptIPVSTraffic: nothing after kube-proxy's rules may drop what IPVS serves
   for (const base of ['KUBE-CLUSTER-IP', 'KUBE-LOAD-BALANCER'] as const)
-    if (o.filled.has(base)) l(nat, 'KUBE-SERVICES', `${matchSet(base, 'dst,dst')} -j ACCEPT`);
+    if (o.filled.has(base)) l(nat, 'KUBE-SERVICES', matchSet(base, 'dst,dst'), 'ACCEPT');
   l(
     filter,
     'KUBE-FORWARD',
-    `${comment('kubernetes forwarding rules')} -m mark --mark ${m}/${m} -j ACCEPT`,
+    `${comment('kubernetes forwarding rules')} -m mark --mark ${m}/${m}`,
+    'ACCEPT',
   );
   l(
     filter,
     'KUBE-FORWARD',
-    `${comment('kubernetes forwarding conntrack rule')} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`,
+    `${comment('kubernetes forwarding conntrack rule')} -m conntrack --ctstate RELATED,ESTABLISHED`,
+    'ACCEPT',
   );
   const health = IPSETS['KUBE-HEALTH-CHECK-NODE-PORT'].comment;
   l(
     filter,
     'KUBE-NODE-PORT',
-    `${comment(health)} ${matchSet('KUBE-HEALTH-CHECK-NODE-PORT', 'dst')} -j ACCEPT`,
+    `${comment(health)} ${matchSet('KUBE-HEALTH-CHECK-NODE-PORT', 'dst')}`,
+    'ACCEPT',
   );
   // no host port is reachable through a VIP (kubernetes#72236)
   for (const [base, type] of [
@@ -180,19 +186,23 @@ export function ipvsIptablesRules(exp: ExpectedRules, o: IpvsIptablesInput): Ipv
     ['KUBE-EXTERNAL-IP-LOCAL', 'dst,dst'],
     ['KUBE-HEALTH-CHECK-NODE-PORT', 'dst'],
   ] as const)
-    l(filter, 'KUBE-IPVS-FILTER', `${matchSet(base, type)} -j RETURN`);
+    l(filter, 'KUBE-IPVS-FILTER', matchSet(base, type), 'RETURN');
   l(
     filter,
     'KUBE-IPVS-FILTER',
-    `-m conntrack --ctstate NEW ${matchSet('KUBE-IPVS-IPS', 'dst')} -j REJECT --reject-with ${F.reject}`,
+    `-m conntrack --ctstate NEW ${matchSet('KUBE-IPVS-IPS', 'dst')}`,
+    'REJECT',
+    ` --reject-with ${F.reject}`,
   );
-  l(nat, 'KUBE-POSTROUTING', `-m mark ! --mark ${m}/${m} -j RETURN`);
-  l(nat, 'KUBE-POSTROUTING', `-j MARK --set-xmark ${m}/0x0`);
+  l(nat, 'KUBE-POSTROUTING', `-m mark ! --mark ${m}/${m}`, 'RETURN');
+  l(nat, 'KUBE-POSTROUTING', '', 'MARK', ` --set-xmark ${m}/0x0`);
   l(
     nat,
     'KUBE-POSTROUTING',
-    `${comment('kubernetes service traffic requiring SNAT')} -j MASQUERADE${exp.options.randomFully ? ' --random-fully' : ''}`,
+    comment('kubernetes service traffic requiring SNAT'),
+    'MASQUERADE',
+    exp.options.randomFully ? ' --random-fully' : '',
   );
-  l(nat, 'KUBE-MARK-MASQ', `-j MARK --set-xmark ${m}/${m}`);
+  l(nat, 'KUBE-MARK-MASQ', '', 'MARK', ` --set-xmark ${m}/${m}`);
   return { nat, filter, uncompared };
 }
