@@ -2,8 +2,8 @@
 // write (kube-proxy/releases.ts CHANGES): where a node's version was not read or is not modelled,
 // expect and drift model the release its table shows, as iptables drift reads its dump's signs.
 import { shownBy, type Shown, type Sign } from '../../kube-proxy/releases.js';
-import type { NftTable } from '../read/listing.js';
-import { ruleText } from '../render.js';
+import { verdictOf, type NftExpr, type NftRule, type NftTable } from '../read/listing.js';
+import { isObject } from '../trees/expr.js';
 import { portChain } from '../trees/port-chain.js';
 
 /** The releases `t` reads as written by. Cheap: a few chains and sets by name, then the
@@ -36,24 +36,70 @@ export function nftShown(t: NftTable): Shown {
     const kind = portChain(c.name)?.kind;
     if (kind !== 'service' && kind !== 'local') continue;
     for (const r of c.rules) {
-      const text = ruleText(r);
-      if (!masq && / daddr .*jump mark-for-masquerade$/.test(text)) {
+      const fields = !masq && jumpsToMasquerade(r) ? matchedFields(r) : undefined;
+      if (fields?.has('daddr')) {
         masq = true;
+        const port = fields.has('dport');
         shows(
-          `a Service chain's masquerade rule ${/ dport /.test(text) ? 'with' : 'without'} its port`,
+          `a Service chain's masquerade rule ${port ? 'with' : 'without'} its port`,
           'nftMasqueradeWithoutPort',
-          !/ dport /.test(text),
+          !port,
         );
-      } else if (!dnat && /\bdnat\b/.test(text) && !/numgen random mod (?!1 )/.test(text)) {
+      } else if (!dnat) {
+        const to = dnatTo(r);
+        if (to === undefined || to === 'numgen-many') continue;
         dnat = true;
-        const map = text.includes('numgen');
         shows(
-          `a one-endpoint Service chain's DNAT ${map ? 'through a numgen map' : 'straight to it'}`,
+          `a one-endpoint Service chain's DNAT ${to === 'numgen-one' ? 'through a numgen map' : 'straight to it'}`,
           'nftSingleEndpointDnat',
-          !map,
+          to === 'straight',
         );
       }
     }
   }
   return shownBy(signs);
+}
+
+/** The rule ends in `jump mark-for-masquerade`. */
+function jumpsToMasquerade(r: NftRule): boolean {
+  const last = verdictOf(r.expr.at(-1));
+  return last?.kind === 'jump' && last.target === 'mark-for-masquerade';
+}
+
+/** The header fields a rule's matches test ("daddr", "dport"): nft's JSON names each payload's;
+ * a match the reader kept as written (a text listing, kube-proxy's script) says them in its own
+ * words ("ip daddr 10.96.0.10 tcp dport 53"), read from the input, not from a rendering. */
+function matchedFields(r: NftRule): Set<string> {
+  const fields = new Set<string>();
+  const side = (v: unknown): void => {
+    if (!isObject(v)) return;
+    if (isObject(v['payload']) && typeof v['payload']['field'] === 'string')
+      fields.add(v['payload']['field']);
+    if (Array.isArray(v['concat'])) for (const x of v['concat']) side(x);
+  };
+  for (const e of r.expr) {
+    const m = e['match'];
+    if (!isObject(m)) continue;
+    if (typeof m['text'] === 'string')
+      for (const [, field] of m['text'].matchAll(
+        /\b(?:ip6?|tcp|udp|sctp|th) ([sd](?:addr|port))\b/g,
+      ))
+        fields.add(field!);
+    else side(m['left']);
+  }
+  return fields;
+}
+
+/** How a rule DNATs: straight to one address, through a numgen map of one element or of
+ * several; undefined where it does not. */
+function dnatTo(r: NftRule): 'straight' | 'numgen-one' | 'numgen-many' | undefined {
+  for (const e of r.expr) {
+    const d: NftExpr | undefined = isObject(e['dnat']) ? e['dnat'] : undefined;
+    if (!d) continue;
+    const map = isObject(d['addr']) && isObject(d['addr']['map']) ? d['addr']['map'] : undefined;
+    const numgen = map && isObject(map['key']) ? map['key']['numgen'] : undefined;
+    if (!isObject(numgen)) return 'straight';
+    return numgen['mod'] === 1 ? 'numgen-one' : 'numgen-many';
+  }
+  return undefined;
 }
