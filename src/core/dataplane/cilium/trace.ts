@@ -12,10 +12,10 @@ import type {
   TracePacket,
   TraceResult,
 } from '../trace/trace.js';
-import { inRotation } from './expected/backends.js';
 import {
   entryOf,
   frontendKey,
+  type CiliumBackend,
   isDropEntry,
   isWildcard,
   type CiliumFrontend,
@@ -32,6 +32,7 @@ import {
 } from './agent/provenance.js';
 import { SETTING_NOT_KNOWN } from './agent/refused.js';
 import { originOf, peerHook, type TraceSenders } from './trace-source.js';
+import { followed, usedOf } from './trace-maps.js';
 
 /** The agent's settings the walk depends on, and what it knows of the senders (trace-source.ts):
  * a Pod's packet is walked where the Pod sends it, the host's where it does, any other where it
@@ -80,9 +81,16 @@ export function traceCiliumPacket(
   const fromHost = origin.from === 'host';
   const where = fromHost ? 'the host' : fromPod ? 'a Pod on this node' : 'outside the node';
   let hook = hookOf(o, { fromHost, fromPod, icmp: protocol === 'icmp' });
+  // the socket hook serves a NodePort on any local address; the device, on its NodePort ones
+  const served = fromPod || fromHost ? undefined : o.nodePorts?.addresses;
+  const port = packet.dport ?? 0;
+  const walk =
+    protocol === 'icmp'
+      ? undefined
+      : followed(table, o.maps, (t) => findFrontend(t, { dst, port, protocol, net, served }));
   const walkedAt = () =>
-    `Cilium: the frontends of its agent's table are walked at ${hook}; no iptables rule is involved`;
-  const notes = [walkedAt()];
+    `Cilium: ${walk && walk.source !== table.source ? "the entries of its BPF maps, which the datapath looks up (not its agent's table)," : "the frontends of its agent's table"} are walked at ${hook}; no iptables rule is involved`;
+  const notes = [walkedAt(), ...(walk?.said ?? [])];
   // what the walk takes of the sender, for every outcome (another node's, once its frontend is
   // known), and the socket LB settings its hook rests on where they were not read
   const lead = [
@@ -90,6 +98,7 @@ export function traceCiliumPacket(
     ...(protocol === 'icmp' || (!fromHost && !fromPod)
       ? []
       : defaultsTaken(o, fromHost ? ['socketLB'] : ['socketLB', 'hostnsOnly'])),
+    ...(walk?.assumed ?? []),
   ];
   const outcome = (x: Partial<TraceOutcome> & Pick<TraceOutcome, 'rules'>): TraceOutcome => ({
     probability: 1,
@@ -121,11 +130,7 @@ export function traceCiliumPacket(
       effect:
         'dropped by the datapath (unsupported protocol for a Service): ping fails while TCP and UDP work',
     });
-  // the socket hook serves a NodePort on any local address; the device, on its NodePort ones
-  const served = fromPod || fromHost ? undefined : o.nodePorts?.addresses;
-  const port = packet.dport ?? 0;
-  const fe =
-    protocol === 'icmp' ? undefined : findFrontend(table, { dst, port, protocol, net, served });
+  const fe = walk?.f;
   if (!fe) {
     const own = net.localAddresses.includes(dst);
     const elsewhere =
@@ -148,7 +153,8 @@ export function traceCiliumPacket(
       line: 0,
       rule: elsewhere
         ? `${dst} is not a NodePort address of this node (NodePorts on ${nodePortsText(o.nodePorts!)}, from ${o.nodePorts!.source}): NodePort ${port}/${protocol.toUpperCase()} is not load-balanced there for traffic from outside`
-        : `no frontend ${hostPort(dst, port)}/${protocol.toUpperCase()} in ${table.source}`,
+        : (walk?.unwritten ??
+          `no frontend ${hostPort(dst, port)}/${protocol.toUpperCase()} in ${table.source}${o.maps && o.maps !== table ? ` nor in its BPF map ${o.maps.source}` : ''}`),
       effect: own ? 'delivered to the node itself' : 'routed unchanged',
     };
     return result([outcome({ delivery: own ? 'local' : 'forward', rules: [rule] })]);
@@ -157,7 +163,7 @@ export function traceCiliumPacket(
     table: 'cilium',
     chain: `${fe.type ?? 'frontend'} ${frontendKey(fe)}`,
     line: fe.line,
-    rule: `${table.source}:${fe.line}`,
+    rule: `${walk!.source}:${fe.line}`,
     effect,
   });
   // another node's host sending to a ClusterIP: its own agent may have translated it there
@@ -195,9 +201,10 @@ export function traceCiliumPacket(
         ],
       }),
     ]);
-  const used = fe.backends.some((b) => b.inRotation !== undefined)
-    ? fe.backends.filter((b) => b.inRotation)
-    : inRotation(fe.backends);
+  const used = usedOf(fe);
+  // a backend's state is the table's: the map listing shows none
+  const stateOf = (b: CiliumBackend) =>
+    b.state ?? walk?.table?.backends.find((t) => t.ip === b.ip && t.port === b.port)?.state;
   if (used.length === 0) {
     // not known, Cilium's default: reject
     const known = knows(o, 'noBackend');
@@ -234,7 +241,7 @@ export function traceCiliumPacket(
         delivery: net.localAddresses.includes(b.ip) ? 'local' : 'forward',
         rules: [
           rule(
-            `translated${peer?.at ? ` on node ${origin.peer!.node}` : ''} to backend ${to}${b.state ? ` (${b.state})` : ''}, 1 of ${used.length}`,
+            `translated${peer?.at ? ` on node ${origin.peer!.node}` : ''} to backend ${to}${stateOf(b) ? ` (${stateOf(b)}${b.state ? '' : " in the agent's table"})` : ''}, 1 of ${used.length}`,
           ),
         ],
       });
