@@ -137,3 +137,56 @@ describe("trace on a Cilium node follows the BPF maps, not the agent's table", (
     );
   });
 });
+
+describe('a Service port neither the table nor the map holds, and one only the map holds', () => {
+  const neither = () =>
+    faulted(MAP, (t) => t.replace(/^10\.1\.190\.219:8080\/TCP .*\n/gm, '')) && dirs.at(-1)!;
+
+  it("trace says Cilium's agent, not kube-proxy, has not written it", () => {
+    const dir = neither();
+    writeFileSync(
+      join(dir, TABLE),
+      readFileSync(join(dir, TABLE), 'utf8').replace(/^10\.1\.190\.219:8080\/TCP .*\n/m, ''),
+    );
+    const r = kdebug([
+      'trace',
+      '--snapshot',
+      dir,
+      '--node',
+      'vm-12-7-centos',
+      '--src',
+      '10.244.0.3',
+      '--dst',
+      '10.1.190.219:8080',
+    ]);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    assert.doesNotMatch(text, /kube-proxy/);
+    assert.match(
+      text,
+      new RegExp(
+        `No frontend of Cilium's agent took tcp port 8080 of 10\\.1\\.190\\.219, a port of the Service: no frontend 10\\.1\\.190\\.219:8080/TCP in ${TABLE} nor in its BPF map ${MAP}\\. Cilium's agent has not written this Service port on node vm-12-7-centos`,
+      ),
+    );
+    assert.match(text, /entries of its BPF maps, which the datapath looks up/);
+  });
+
+  it('drift names the map entry the table lacks as the evidence of the missing frontend', () => {
+    const dir = faulted(TABLE, (t) => t.replace(/^10\.1\.190\.219:8080\/TCP .*\n/m, ''));
+    const r = kdebug(['drift', '--snapshot', dir, '--node', 'vm-12-7-centos', '-o', 'json']);
+    const drift = JSON.parse(r.stdout) as {
+      findings: { id: string; message: string; actual?: string[] }[];
+    };
+    const missing = drift.findings.find((f) => f.id === 'cilium-frontend-missing')!;
+    assert.match(
+      missing.message,
+      /in its table, but its BPF map still does \(its entry is the evidence\): the datapath looks up the map, so it still translates connections to it/,
+    );
+    assert.doesNotMatch(missing.message, /not load-balanced by Cilium/);
+    // observed: the map's own lines
+    assert.deepEqual(
+      missing.actual?.map((l) => l.replace(/:\d+: .*/, '')),
+      [MAP, MAP, MAP],
+    );
+    assert.match(missing.actual!.join('\n'), /10\.244\.0\.3:80\/TCP[\s\S]*10\.244\.1\.8:80\/TCP/);
+  });
+});

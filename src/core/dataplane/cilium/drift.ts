@@ -30,7 +30,7 @@ import {
 } from './drift/health-server.js';
 import { stale } from './drift/stale.js';
 import { cutNotes, notWhole } from './drift/cut.js';
-import { maps } from './drift/table-maps.js';
+import { heldByMaps, maps } from './drift/table-maps.js';
 import { wildcards } from './drift/wildcards.js';
 import { familiesNotCompared, topologyNotCompared } from './drift/not-known.js';
 import {
@@ -138,13 +138,16 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
       continue;
     }
     if (entries.length === 0) {
+      // its BPF map may still hold it: the datapath follows the map
+      const inMaps = heldByMaps(input, want);
       add('cilium-frontend-missing', {
         service,
         title: `no frontend ${frontendLine(want)}`,
-        message: `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service}: connections to it are not load-balanced by Cilium on this node. ${NOT_APPLIED}`,
+        message: `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service}${inMaps.length ? ` in its table, but its BPF map still does (its entry is the evidence): the datapath looks up the map, so it still translates connections to it as the map holds them, until the agent removes the entry` : ': connections to it are not load-balanced by Cilium on this node'}. ${NOT_APPLIED}`,
         expected: [
           `${frontendLine(want)} -> ${want.backends.map(backendLine).join(', ') || 'no backends'}`,
         ],
+        ...(inMaps.length ? { actual: inMaps } : {}),
         next,
       });
       continue;

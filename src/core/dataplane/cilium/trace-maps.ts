@@ -78,7 +78,7 @@ export function followed(
       );
   }
   if (mf) return { f: mf, source: bpf.source, ...(tf ? { table: tf } : {}), said, assumed: [] };
-  if (!tf) return { source: table.source, said, assumed: [] };
+  if (!tf) return { source: bpf.source, said, assumed: [] };
   // a map listing read in part need not show the entry: the table's is walked, said so
   if (notWhole(bpf))
     return {

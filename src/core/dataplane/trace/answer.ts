@@ -58,6 +58,9 @@ export interface TraceAnswer {
 export const translatedBy = (o: TraceOutcome) =>
   o.rules.some((r) => r.table === 'cilium') ? 'translated to' : 'DNAT to';
 
+/** A walk of Cilium's frontends, not of kube-proxy's rules: its own words for what it met. */
+const cilium = (o: TraceOutcome) => o.rules.find((r) => r.table === 'cilium')?.rule;
+
 /** The exit code's question: does the packet reach an endpoint (or the node) as kube-proxy
  * intends? Refused, dropped, unanswered, sent to a Pod that is gone or by a port the API no
  * longer has: no. */
@@ -148,6 +151,10 @@ export function traceAnswer(
       answer.unmatched = skippedText(result.servicesSkipped, result, dst, node);
     else if (servicePort && result.entryMissing && !translated)
       answer.unmatched = entryMissingText(result.entryMissing, result, dst, node);
+    else if (ports.length > 0 && unchanged && cilium(unchanged))
+      answer.unmatched = servicePort
+        ? `No frontend of Cilium's agent took ${protocol} port ${dport} of ${dst}, a port of the Service: ${cilium(unchanged)}. Cilium's agent has not written this Service port on node ${node} (drift shows what it lacks). The packet goes on to ${dst} unchanged, and nothing answers it.`
+        : `No frontend of Cilium's agent took it: Cilium load-balances only ${ports.join(', ')} of ${dst}. The packet goes on to ${dst} unchanged; Cilium binds a Service address to no interface, so nothing answers it (this is why ping to a ClusterIP fails while curl to its port works).`;
     else if (ports.length > 0 && unchanged)
       answer.unmatched = servicePort
         ? `No rule matched ${protocol} port ${dport} of ${dst}, a port of the Service: kube-proxy has not written this Service on node ${node} (drift shows what it lacks). The packet goes on to ${dst} unchanged, and nothing answers it.`

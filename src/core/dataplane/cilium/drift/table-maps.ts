@@ -103,3 +103,16 @@ function entry(
       actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
     });
 }
+
+/** The BPF map entries (read besides the table) of a frontend the agent's table lacks, as the
+ * evidence of it: the datapath looks up the map, so it still translates what they hold. */
+export function heldByMaps(input: CiliumDriftInput, want: ExpectedFrontend): string[] {
+  const bpf = input.maps;
+  if (!bpf) return [];
+  return new Frontends(bpf)
+    .find(want)
+    .flatMap((m) => [
+      lineAt(bpf.source, m.line, frontendLine(m)),
+      ...m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
+    ]);
+}
