@@ -48,6 +48,9 @@ export interface EntryPoint {
    * LocalRedirect type): its backends are the policy's Pods on the node, not the Service's
    * endpoints; `policy` as the listing names it. */
   redirect?: { policy?: string };
+  /** Cilium: the frontend's reconcile status in the agent's load-balancer table (db/show
+   * frontends' Status: "Done", "Pending", "Error: ..."), where the listing prints it. */
+  status?: string;
   /** Cilium: a frontend of the internal scope ("/i"), which Cilium adds beside the external one
    * where a Service's two traffic policies differ (externalTrafficPolicy or
    * internalTrafficPolicy Local): traffic from inside the cluster uses it, from outside the other,

@@ -24,7 +24,8 @@ function entryText(e: EntryPoint): string {
       : e.redirect
         ? `  -> redirected by ${e.redirect.policy ? `Local Redirect Policy ${e.redirect.policy}` : 'a Local Redirect Policy'} to its Pods on this node, not the Service's endpoints`
         : '';
-    return `${kind} ${where}${scope}  (cilium line ${e.line})${to}`;
+    const status = e.status === undefined ? '' : `, status ${e.status}`;
+    return `${kind} ${where}${scope}  (cilium line ${e.line}${status})${to}`;
   }
   // an IPVS firewall-mark service: its mark alone, said in its label
   if (e.from === 'ipvs' && e.address === undefined && e.port === undefined)

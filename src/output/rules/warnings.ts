@@ -115,6 +115,12 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       `${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops.map((f) => frontendKey(f)))}): Cilium 1.19+ drops traffic from outside the node to the other ports of that address; no Service port, so no tree`,
       Math.min(...drops.map((f) => f.line)),
     );
+  // a frontend the agent has not written to its BPF maps: they hold an older state of it or none
+  for (const f of d.frontends.filter((x) => x.status !== undefined && x.status !== 'Done'))
+    say(
+      `frontend ${frontendKey(f)}: reconcile status ${excerpt(f.status!, 120)}: the agent has not written it to its BPF maps, which the datapath looks up; they hold an older state of it or none (bpf lb list shows what they hold)`,
+      f.line,
+    );
   out.push(...kubectlWarning(d.kubectlLines, d.kubectlKinds, 'cilium'));
   // the drop entries are said above: the flags are the Service frontends' (l7-load-balancer is
   // none: its reader takes it as the frontend's l7Proxy, whose walk ends at the proxy)

@@ -114,7 +114,7 @@ for (const [form, listing, policy] of [
       assert.match(
         text,
         new RegExp(
-          `entry {2}local redirect 10\\.96\\.0\\.50:80/tcp {2}\\(cilium line 2\\) {2}-> redirected by ${policy ? `Local Redirect Policy ${policy}` : 'a Local Redirect Policy'} to its Pods on this node, not the Service's endpoints`,
+          `entry {2}local redirect 10\\.96\\.0\\.50:80/tcp {2}\\(cilium line 2${policy ? ', status Done' : ''}\\) {2}-> redirected by ${policy ? `Local Redirect Policy ${policy}` : 'a Local Redirect Policy'} to its Pods on this node, not the Service's endpoints`,
           'i',
         ),
       );

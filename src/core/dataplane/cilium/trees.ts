@@ -128,6 +128,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       from: 'cilium',
       ...(f.l7Proxy ? { l7Proxy: f.l7Proxy } : {}),
       ...(f.internal ? { scope: 'internal' as const } : {}),
+      ...(f.status !== undefined ? { status: f.status } : {}),
       line: f.line,
     });
     if (kind === 'cluster-ip' && f.type === 'ClusterIP') {
