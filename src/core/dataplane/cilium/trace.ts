@@ -2,8 +2,8 @@
 // (and, with socket LB outside hostns-only, the host's) TCP and UDP to a frontend is translated
 // to a backend where it is sent (connect/sendmsg, or the Pod's own interface); traffic from
 // outside meets the NodePort, ExternalIPs and LoadBalancer frontends at the node's device, while
-// ClusterIPs are non-routable from there. ICMP is never load-balanced: the datapath drops an
-// echo to a Service address (no Cilium release up to 1.20 answers it).
+// ClusterIPs are non-routable from there. ICMP is never load-balanced: an echo to a Service
+// address skips the service lookup and is routed on unchanged (ping.ts).
 import { hostPort } from '../../ipv6.js';
 import type {
   MatchedRule,
@@ -33,6 +33,7 @@ import {
 import { SETTING_NOT_KNOWN } from './agent/refused.js';
 import { originOf, peerHook, type TraceSenders } from './trace-source.js';
 import { followed, usedOf } from './trace-maps.js';
+import { CILIUM_ICMP } from './ping.js';
 
 /** The agent's settings the walk depends on, and what it knows of the senders (trace-source.ts):
  * a Pod's packet is walked where the Pod sends it, the host's where it does, any other where it
@@ -120,16 +121,26 @@ export function traceCiliumPacket(
   });
   const dropped = (rule: MatchedRule) =>
     result([outcome({ verdict: 'DROP', destination: 'DROP', rules: [rule] })]);
-  // the datapath drops ICMP to a Service address (DROP_UNSUPP_SERVICE_PROTO, bpf/lib/lb.h)
-  if (protocol === 'icmp' && table.frontends.some((f) => f.ip === dst))
-    return dropped({
-      table: 'cilium',
-      chain: 'frontends',
-      line: 0,
-      rule: `Cilium load-balances TCP, UDP and SCTP only: an ICMP echo to Service address ${dst} is not translated`,
-      effect:
-        'dropped by the datapath (unsupported protocol for a Service): ping fails while TCP and UDP work',
-    });
+  // ICMP to a Service address skips the lookup: routed on unchanged, as its own address is not
+  if (protocol === 'icmp' && [table, o.maps].some((t) => t?.frontends.some((f) => f.ip === dst))) {
+    const own = net.localAddresses.includes(dst);
+    return result([
+      outcome({
+        delivery: own ? 'local' : 'forward',
+        rules: [
+          {
+            table: 'cilium',
+            chain: 'frontends',
+            line: 0,
+            rule: `Cilium load-balances TCP, UDP and SCTP only: ${CILIUM_ICMP}`,
+            effect: own
+              ? 'delivered to the node itself'
+              : `routed unchanged: no interface owns ${dst}, so nothing answers the echo`,
+          },
+        ],
+      }),
+    ]);
+  }
   const fe = walk?.f;
   if (!fe) {
     const own = net.localAddresses.includes(dst);
