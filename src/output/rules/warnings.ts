@@ -122,6 +122,7 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       f.line,
     );
   out.push(...kubectlWarning(d.kubectlLines, d.kubectlKinds, 'cilium'));
+  out.push(...skippedWarning(d.skipped ?? [], 'a Cilium listing'));
   // the drop entries are said above: the flags are the Service frontends' (l7-load-balancer is
   // none: its reader takes it as the frontend's l7Proxy, whose walk ends at the proxy)
   const flagged = d.frontends.filter((f) => f.flags.length > 0 && !isDropEntry(f));

@@ -152,6 +152,9 @@ export interface CiliumTable {
   /** A maps dump's maps that its entries refer to but it holds no line of (a grep, a paste in
    * part): not read, so nothing is said to be missing from them. */
   unreadMaps?: CiliumMapKind[];
+  /** Lines before the listing that are none of its own nor said otherwise (a prompt, a command,
+   * another tool's output, prose): skipped, and named so. */
+  skipped?: number[];
   /** Lines of kubectl's output pasted with the listing (`kubectl get svc`, `get ep` ...): the API
    * server's objects, not the agent's; named, not read. */
   kubectlLines?: number[];

@@ -16,7 +16,7 @@ import {
 } from './listing.js';
 import { withoutAgentErrors } from './other-lines/agent-errors.js';
 import { withoutKubectlNoise } from './other-lines/kubectl-noise.js';
-import { BPF_JSON, ciliumForm, ciliumOther, uncommented } from './which-listing.js';
+import { BPF_JSON, HEADERS, ciliumForm, ciliumOther, uncommented } from './which-listing.js';
 import { serviceList } from './listings/service-list.js';
 import { serviceListJson } from './listings/service-list-json.js';
 import { bpfLbJson, bpfLbList } from './listings/bpf-lb-list.js';
@@ -55,9 +55,36 @@ export function parseCilium(coloured: string, source: string): CiliumTable {
   const kubectl = kubectlLines(lines, unread);
   const cgroups = bpftoolCgroupTree(lines);
   if (cgroups) table.notRead = [...(table.notRead ?? []), cgroups];
+  const skipped = skippedBefore(table, text, lines, unread, kubectl);
+  if (skipped.length > 0) table.skipped = skipped;
   return kubectl.length > 0
     ? { ...table, kubectlLines: kubectl, kubectlKinds: kubectlKinds(lines, kubectl) }
     : table;
+}
+
+/** The lines before the first listing's first row that no reader took and nothing else names (a
+ * prompt, a command, another tool's output pasted above it): skipped, said as the iptables and
+ * IPVS readers say theirs. A JSON listing's own lines hold no row of their own: not looked at. */
+function skippedBefore(
+  table: CiliumTable,
+  text: string,
+  lines: string[],
+  unread: number[],
+  kubectl: number[],
+): number[] {
+  const head = text.slice(0, 16384);
+  if (table.form === 'service-list-json' || BPF_JSON.test(head) || BPF_GO_MAP.test(head)) return [];
+  const first = Math.min(...table.frontends.map((f) => f.line), table.unreadFrom ?? Infinity);
+  const said = new Set([
+    ...kubectl,
+    ...(table.notRead ?? []).map((n) => n.line),
+    ...(table.cut ?? []).map((c) => c.line),
+    ...(table.filtered ?? []).map((f) => f.line),
+  ]);
+  return unread.filter((no) => {
+    const t = lines[no - 1]?.trim() ?? '';
+    return no < first && t !== '' && !said.has(no) && !HEADERS.some(([re]) => re.test(t));
+  });
 }
 
 /** The listings of the paste, one after another where a command's output follows another's:
