@@ -68,8 +68,9 @@ export class KubeSepChains {
       affinity: false,
       line,
     };
-    // a chain the paste holds only in part: what it does not show may be past the cut
-    const partial = nat.partial.get(ep.chain);
+    // a chain the paste holds only in part: what it does not show may be past the cut (a whole
+    // dump has none: its 100,000 names are not hashed to find so)
+    const partial = nat.partial.size > 0 ? nat.partial.get(ep.chain) : undefined;
     if (partial !== undefined) {
       ep.chainPartial = partial;
       if (ep.hairpinMasquerade === false) ep.hairpinMasquerade = null;
