@@ -42,7 +42,18 @@ export function canonicalIP(text: string): string {
     ? /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(t)?.[1]
     : undefined;
   const n = ipv4(mapped ?? t);
-  return n === undefined ? t : formatIPv4(n);
+  // already as kube-proxy writes it (most addresses): the same string, not a new one
+  return n === undefined || (mapped === undefined && !leadingZero(t)) ? t : formatIPv4(n);
+}
+
+/** Whether a dotted quad has an octet written with a leading zero ("10.0.0.041"). */
+function leadingZero(quad: string): boolean {
+  for (let k = 0; k < quad.length - 1; k++)
+    if (quad.charCodeAt(k) === 48 && (k === 0 || quad.charCodeAt(k - 1) === 46)) {
+      const next = quad.charCodeAt(k + 1);
+      if (next >= 48 && next <= 57) return true;
+    }
+  return false;
 }
 
 export function formatIPv4(n: number): string {
