@@ -49,6 +49,7 @@ export abstract class NodeExpected extends NodeReads {
         interfaceAddresses: addresses,
         family: this.family,
         unread: this.analysis.endpointsUnread(),
+        ...(this.mode() === 'nftables' ? { nftables: true } : {}),
         ...(table
           ? { shown: () => (this.shownMemo ??= this.modeCode('nftables').nftShown(table)) }
           : {}),

@@ -58,6 +58,9 @@ export interface ExpectOptions {
   interfaceAddresses?: string[];
   /** The kube-proxy release whose rules to write (undefined: the newest modelled). */
   release?: Release;
+  /** The node runs the nftables proxier, which writes `masquerade fully-random` whatever the
+   * node's iptables (no --random-fully to assume). */
+  nftables?: boolean;
   /** What the node's own rules show of the release that wrote them (nftables: its table), read
    * only where `release` is not a modelled one: that release is written then. */
   shown?: () => Shown;
@@ -84,7 +87,10 @@ export interface ExpectedRules {
   /** The objects that release takes the endpoints from (its own, not the modelled one's). */
   endpointsFrom: EndpointSource;
   options: Required<
-    Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family' | 'release' | 'unread' | 'shown'>
+    Omit<
+      ExpectOptions,
+      'interfaceAddresses' | 'config' | 'family' | 'release' | 'unread' | 'shown' | 'nftables'
+    >
   > & {
     interfaceAddresses: string[];
   };
@@ -128,14 +134,22 @@ export function expectedRules(
     family === 'IPv4' &&
     (options.localhostNodePorts ?? config.localhostNodePorts) &&
     (nodePortCidrs === 'all' || nodePortCidrs.some((c) => containsAny(c, '127.0.0.1')));
-  const { family: _family, release: asked, unread, shown, ...rest } = definedOnly(options);
+  const {
+    family: _family,
+    release: asked,
+    unread,
+    shown,
+    nftables,
+    ...rest
+  } = definedOnly(options);
   const { release, note, writtenBy } = modelledRelease(
     asked,
     asked && isModelled(asked) ? undefined : shown?.(),
   );
   if (note) notes.push(note);
-  // before 1.37 kube-proxy asks iptables whether it has --random-fully: said by the node's rules
-  if (rest.randomFully === undefined && !writes(release, 'iptablesAlwaysRandomFully'))
+  // before 1.37 the iptables proxier asks iptables whether it has --random-fully: said by the
+  // node's rules (the nftables proxier writes `masquerade fully-random` always)
+  if (!nftables && rest.randomFully === undefined && !writes(release, 'iptablesAlwaysRandomFully'))
     notes.push(
       `MASQUERADE --random-fully assumed: kube-proxy v1.${release.minor} writes it where the node's iptables supports it (1.6.2+), and the node's rules were not read`,
     );
