@@ -2,8 +2,14 @@
 // hairpin-connections set lists ("podIP . podIP . proto . port" of each of the node's endpoints);
 // 1.29-1.32 write `ip saddr podIP jump mark-for-masquerade` in the endpoint chain instead.
 import { onNode } from '../../findings/next-command.js';
+import { ipv4 } from '../../ipv4.js';
+import { ipv6 } from '../../ipv6.js';
 import { type Hairpin, type HairpinQuery } from '../hairpin.js';
+import type { TraceProtocol } from '../trace/packet.js';
+import { hookChains, throughChains } from './chain-walk.js';
+import { masqueradeFaults } from './drift/masquerade-path.js';
 import { missingSets, type NftTable } from './read/listing.js';
+import { ruleText } from './render.js';
 
 export const NFTABLES_HAIRPIN =
   "On its own node each endpoint's hairpin connection is masqueraded by kube-proxy's nftables table.";
@@ -14,15 +20,17 @@ export function nftablesHairpin(t: NftTable, source: string, q: HairpinQuery): H
   if (!ep) return { kind: 'not-checked', why: 'not in its table' };
   const element = `${q.ip} . ${q.ip} . ${q.protocol.toLowerCase()} . ${q.port}`;
   if (ep.hairpinMasquerade)
-    return {
-      kind: 'masqueraded',
-      lines: [
-        {
-          text: `${source}: ${ep.chain.startsWith('endpoint-') && !t.set('hairpin-connections') ? `${ep.chain}: ip saddr ${q.ip} jump mark-for-masquerade` : `set hairpin-connections holds ${element}`}`,
-          source,
-        },
-      ],
-    };
+    return (
+      unmasqueraded(t, source, q) ?? {
+        kind: 'masqueraded',
+        lines: [
+          {
+            text: `${source}: ${ep.chain.startsWith('endpoint-') && !t.set('hairpin-connections') ? `${ep.chain}: ip saddr ${q.ip} jump mark-for-masquerade` : `set hairpin-connections holds ${element}`}`,
+            source,
+          },
+        ],
+      }
+    );
   // the trees mark only what they saw masqueraded: a listing cut short may hold the rest
   if (t.cut || t.elided)
     return { kind: 'not-checked', why: 'its listing of the table is abridged' };
@@ -69,5 +77,55 @@ export function nftablesHairpin(t: NftTable, source: string, q: HairpinQuery): H
       },
     ),
     causes: [],
+  };
+}
+
+/** The hairpin connection walked as the table takes it: its endpoint chain (the mark, before
+ * 1.36) and DNAT, then the postrouting hook; where it leaves unmasqueraded, what breaks.
+ * Undefined where it is masqueraded or the walk cannot say. */
+function unmasqueraded(t: NftTable, source: string, q: HairpinQuery): Hairpin | undefined {
+  const ep = q.endpoint!;
+  const ip = ipv4(q.ip) ?? ipv6(q.ip);
+  if (ip === undefined) return undefined;
+  const chain = ep.chain.startsWith('endpoint-') ? t.chain(ep.chain) : undefined;
+  const start = {
+    src: ip,
+    dst: ip,
+    sport: 40000,
+    dport: q.port,
+    protocol: q.protocol.toLowerCase() as TraceProtocol,
+    mark: 0,
+    dnat: !chain,
+    snat: false,
+  };
+  const dnatted = chain ? throughChains(t, [chain], start) : { pkt: start, end: 'ACCEPT' };
+  if (!dnatted || dnatted.end !== 'ACCEPT') return undefined;
+  const out = throughChains(t, hookChains(t, 'postrouting'), dnatted.pkt);
+  if (!out || out.pkt.snat) return undefined;
+  // before 1.36 the endpoint chain jumps to mark-for-masquerade: the mark it got says which
+  // part of the path fails
+  const mark = dnatted.pkt.mark;
+  const viaMark = chain !== undefined && !t.set('hairpin-connections');
+  const why = !viaMark
+    ? 'nat-postrouting does not masquerade it'
+    : mark === 0
+      ? t.chain('mark-for-masquerade')
+        ? 'mark-for-masquerade sets no mark'
+        : 'there is no chain mark-for-masquerade'
+      : (masqueradeFaults(t, mark, false) ?? []).join('; ') ||
+        'nat-postrouting does not masquerade it';
+  return {
+    kind: 'missing',
+    title: `${q.node}'s nftables table does not masquerade it`,
+    explanation: `When ${q.podName ?? 'the Pod'} (${q.ip}) connects to the Service and is balanced to itself, source and destination are both ${q.ip}; ${viaMark ? `${ep.chain} jumps to mark-for-masquerade` : 'kube-proxy lists it in hairpin-connections'}, but on ${q.node} ${why}: the reply goes back inside the Pod from its own address and the connection hangs. kube-proxy rewrites its table when it restarts.`,
+    lines: ['mark-for-masquerade', 'masquerading'].flatMap((name) => {
+      const c = t.chain(name);
+      const text = !c
+        ? `no chain ${name}`
+        : `chain ${name}: ${c.rules.map((r) => ruleText(r)).join('; ') || 'no rules'}`;
+      return [{ text: `${source}: ${text}`, source }];
+    }),
+    next: 'restart-kube-proxy',
+    causes: ['masquerade-missing'],
   };
 }

@@ -7,11 +7,13 @@ import { ruleText } from '../render.js';
 import { portChain } from '../trees/port-chain.js';
 import { keyText, type PortCheck } from './context.js';
 import { signature } from './rule-signature.js';
+import { MASQUERADE_CHAINS, masqueradePath } from './masquerade-path.js';
 
 /** Which finding a difference in one of the table's fixed chains is. */
 const FIXED_ID: Record<string, DriftId> = {
   services: 'entry-jump-missing',
   masquerading: 'masquerade-missing',
+  'mark-for-masquerade': 'masquerade-missing',
   'cluster-ips-check': 'no-endpoints-reject-missing',
   'service-endpoints-check': 'no-endpoints-reject-missing',
   'nodeport-endpoints-check': 'no-endpoints-reject-missing',
@@ -26,9 +28,13 @@ export function fixedChains(want: NftTable, c: PortCheck): void {
   // a chain or set with a line not read may hold what it seems to lack
   const blind = (kind: string, name: string) =>
     c.unread.some((u) => u.block?.kind === kind && u.block.name === name);
+  // the mark and its masquerade are judged by what they do, however spelled
+  masqueradePath(c);
   for (const w of want.chains) {
     if (portChain(w.name)) continue;
     const a = c.table.chain(w.name);
+    const byBehaviour = MASQUERADE_CHAINS.has(w.name);
+    if (byBehaviour && !a) continue;
     const id = FIXED_ID[w.name] ?? (w.hook ? 'entry-jump-missing' : 'no-endpoints-reject-missing');
     const hook = (x: typeof w) =>
       x.hook ? `type ${x.type} hook ${x.hook} priority ${x.prio}` : '';
@@ -45,6 +51,8 @@ export function fixedChains(want: NftTable, c: PortCheck): void {
     const have = a.rules.map(signature);
     for (const r of w.rules) {
       const s = signature(r);
+      // the hairpin-connections lookup (1.36 on) is per endpoint, not the marked path
+      if (byBehaviour && !s.includes('@hairpin-connections')) continue;
       const i = have.indexOf(s);
       if (i >= 0) {
         have.splice(i, 1);
