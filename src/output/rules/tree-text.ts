@@ -146,7 +146,7 @@ export function treeText(t: ServiceTree, held: Held): string[] {
     out.push(`  masquerade  ${masqueradeText(m)}  (${m.chain}${m.line ? ` line ${m.line}` : ''})`);
   for (const v of t.verdicts)
     out.push(
-      `  ${v.kind.toUpperCase()}  ${v.comment ?? ''}${v.condition ? `  ${v.condition}` : ''}  (${[v.table, v.chain].filter(Boolean).join(' ')}${v.line ? ` line ${v.line}` : ''})`,
+      `  ${v.kind.toUpperCase()}  ${v.comment ?? ''}${v.condition ? `  ${v.condition}` : ''}  (${[v.table, v.chain].filter(Boolean).join(' ')}${v.line ? ` line ${v.line}` : ''})${strayVerdict(t, v) ? '  ! stale: the same address and port also lead to endpoints (kube-proxy writes it only for a port without them)' : ''}`,
     );
   // an l7-load-balancer frontend's backends are not where the datapath sends its connections
   const proxied = t.l7Proxy;
@@ -180,3 +180,10 @@ export function treeText(t: ServiceTree, held: Held): string[] {
   for (const quirk of quirks) if (quirk) out.push(`  note: ${quirk}`);
   return out;
 }
+
+/** A no-endpoint verdict for an address and port the tree also sends to its endpoints. */
+const strayVerdict = (t: ServiceTree, v: ServiceTree['verdicts'][number]) =>
+  v.kind === 'reject' &&
+  v.address !== undefined &&
+  t.entries.some((e) => e.address === v.address && e.port === v.port) &&
+  t.endpoints.length > 0;

@@ -78,7 +78,8 @@ export class NftTracer {
     }
     const enters = `the ${packet.fromHost ? 'output' : 'prerouting'} hook`;
     const reached = this.entered.has('services');
-    const skipped = reached ? undefined : this.servicesSkipped(packet, outcomes);
+    const early = reached ? undefined : this.refusedBeforeDnat(packet, outcomes);
+    const skipped = reached || early ? undefined : this.servicesSkipped(packet, outcomes);
     const missing = reached ? this.entryMissing(packet, outcomes) : undefined;
     return {
       packet,
@@ -86,6 +87,7 @@ export class NftTracer {
       outcomes,
       notes: this.notes,
       ...(skipped ? { servicesSkipped: skipped } : {}),
+      ...(early ? { refusedBeforeDnat: early } : {}),
       ...(missing ? { entryMissing: missing } : {}),
     };
   }
@@ -108,6 +110,20 @@ export class NftTracer {
       : undefined;
   }
 
+  /** Every walk was refused by the hook's chains that run before its nat chain (1.31-1.32's
+   * filter-output at -110): the rules that refused the first; undefined where one got past. */
+  private refusedBeforeDnat(
+    packet: TracePacket,
+    outcomes: TraceOutcome[],
+  ): MatchedRule[] | undefined {
+    if (!outcomes.every((o) => o.verdict === 'REJECT' || o.verdict === 'DROP')) return undefined;
+    const hook = packet.fromHost ? 'output' : 'prerouting';
+    const nat = this.t.chains.find((c) => c.hook === hook && c.type === 'nat');
+    if (!nat) return undefined;
+    const early = this.hook(hook, [startWalk(packet, this.routes)], nat.prio ?? 0);
+    return early.every((w) => w.end === 'REJECT' || w.end === 'DROP') ? early[0]?.rules : undefined;
+  }
+
   /** The walks went into chain services and map service-ips holds no element for the packet's
    * address, protocol and port: the entry kube-proxy adds for each Service port is not there. */
   private entryMissing(packet: TracePacket, outcomes: TraceOutcome[]): TraceResult['entryMissing'] {
@@ -123,13 +139,14 @@ export class NftTracer {
     };
   }
 
-  /** The walks through every base chain of one hook, lowest priority first; in a listing cut
-   * short, up to a base chain of kube-proxy's it does not hold. */
-  private hook(hook: string, walks: Walk[]): Walk[] {
+  /** The walks through every base chain of one hook (those below priority `below`, where given),
+   * lowest priority first; in a listing cut short, up to a base chain of kube-proxy's it does
+   * not hold. */
+  private hook(hook: string, walks: Walk[], below = Infinity): Walk[] {
     const hidden = (this.cut?.hiddenBaseChains(hook) ?? []).map((h) => ({ ...h, hidden: true }));
-    const chains = [...this.t.chains.filter((c) => c.hook === hook), ...hidden].sort(
-      (a, b) => (a.prio ?? 0) - (b.prio ?? 0),
-    );
+    const chains = [...this.t.chains.filter((c) => c.hook === hook), ...hidden]
+      .filter((c) => (c.prio ?? 0) < below)
+      .sort((a, b) => (a.prio ?? 0) - (b.prio ?? 0));
     let out: Walk[] = walks.map((w) => ({ ...w, end: 'ACCEPT' }));
     for (const chain of chains) {
       const next: Walk[] = [];

@@ -147,6 +147,8 @@ export function traceAnswer(
         : `${dst} is an address of node ${node} (IPVS mode binds it to kube-ipvs0), and its virtual servers take only ${ports.join(', ')}: the node itself gets the packet${protocol === 'icmp' ? ' and answers the ping. This is why ping to a ClusterIP answers in IPVS mode: the answer comes from the node, not from a Pod.' : ', where nothing of the Service listens.'}`;
     else if (ports.length > 0 && unchanged && servicePort && fellThrough(unchanged))
       answer.unmatched = fallThroughText(result, fellThrough(unchanged)!, dst, node);
+    else if (servicePort && result.refusedBeforeDnat && !translated)
+      answer.unmatched = refusedText(result.refusedBeforeDnat, result, node);
     else if (servicePort && result.servicesSkipped && !translated)
       answer.unmatched = skippedText(result.servicesSkipped, result, dst, node);
     else if (servicePort && result.entryMissing && !translated)
@@ -196,6 +198,13 @@ function skippedText(
 ): string {
   const who = result.packet.fromHost ? "the node's own processes" : 'Pods and the network';
   return `On node ${node}, ${skipped.from} does not jump to ${skipped.to}: packets from ${who} never reach the Service's rules, which are there (a packet entering ${skipped.to} is DNATed). ${fateText(result, dst)}`;
+}
+
+/** nftables: a filter chain hooked before nat refused the packet, each rule on its way named. */
+function refusedText(rules: MatchedRule[], result: TraceResult, node: string): string {
+  const who = result.packet.fromHost ? "the node's own processes" : 'Pods and the network';
+  const steps = rules.map((r) => `${r.table} ${r.chain} line ${r.line} (${r.rule}): ${r.effect}`);
+  return `On node ${node}, packets from ${who} are refused before nat runs, so they never reach the Service's rules: ${steps.join('; then ')}.`;
 }
 
 /** nftables: the Service rules were entered, but the map leading to the port's chain lacks it. */

@@ -96,6 +96,9 @@ export interface TraceResult {
   /** nftables: the Service rules were entered, but the map that leads each Service port to its
    * chain holds no element for the packet's key ("10.96.0.10 . tcp . 53"). */
   entryMissing?: { map: string; key: string };
+  /** nftables: every walk was refused by a filter chain hooked before the nat chain, so the
+   * Service's rules never met it: the rules that refused it, in order. */
+  refusedBeforeDnat?: MatchedRule[];
 }
 
 /**

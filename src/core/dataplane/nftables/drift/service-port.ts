@@ -26,6 +26,11 @@ import { keyText, type PortCheck } from './context.js';
 import { isAddress, signature } from './rule-signature.js';
 import { absentFrom } from './absent.js';
 import type { NftCommand } from '../expected/script.js';
+import { ipv4 } from '../../../ipv4.js';
+import { ipv6 } from '../../../ipv6.js';
+import type { TraceProtocol } from '../../trace/packet.js';
+import { hookChains, throughChains } from '../chain-walk.js';
+import { noEndpointElement } from '../trees.js';
 
 /** A map element as read, in nft's words: "service-ips 10.96.0.1 . tcp . 443 : goto CHAIN". */
 export const elementLine = (source: string, x: EntryPoint) =>
@@ -132,6 +137,13 @@ export function servicePort(
       actual: found ? [`${source}: ${v.chain} ${where} : ${found.kind}`] : (refused ?? []),
     });
   }
+  // a no-endpoint element kube-proxy did not write (the port has endpoints): stale
+  for (const x of a?.verdicts ?? [])
+    if (
+      x.address !== undefined &&
+      !w.verdicts.some((v) => v.chain === x.chain && v.address === x.address && v.port === x.port)
+    )
+      strayVerdict(sp, a!, x, c, add, sync);
   // an entry sent into a chain although kube-proxy would drop or reject it there
   for (const x of a?.entries ?? [])
     if (
@@ -190,6 +202,72 @@ export function servicePort(
       message: `${ep.address} is a local endpoint of ${sp.name}, but kube-proxy's table on ${node} has no hairpin-connections element for it: a Pod reaching itself through the Service gets replies from its own address and drops them.`,
     });
   }
+}
+
+/** A no-endpoint element for a port with endpoints, and what it does as the table stands: the
+ * filter chains hooked before DNAT (1.31-1.32's filter-output) refuse new connections to it; after
+ * DNAT no connection to it is left to meet it. */
+function strayVerdict(
+  sp: ExpectedServicePort,
+  a: ServiceTree,
+  x: ServiceTree['verdicts'][number],
+  c: PortCheck,
+  add: Add,
+  sync: () => object,
+): void {
+  const where = hostPort(x.address!, x.port ?? '');
+  const refused = refusedBeforeDnat(c.table, x.address!, x.port ?? 0, sp.protocol);
+  const who = refused.map((r) => r.who).join(' and ');
+  add('entry-stale', {
+    title: `${x.chain} still ${x.kind}s ${where}`,
+    message: `kube-proxy's table on ${c.node} has a ${x.chain} element that ${x.kind}s ${sp.name}'s ${where}, but the Service has endpoints: ${refused.length > 0 ? `new connections to it from ${who} are ${x.kind === 'reject' ? 'refused' : 'dropped'} by ${refused.map((r) => r.chain).join(' and ')}, which look${refused.length === 1 ? 's' : ''} it up before they are DNATed` : 'the checks that look it up run after DNAT, where no connection to it is left, so it refuses none as the table stands'}; kube-proxy removes it on its next sync.`,
+    expected: [],
+    actual: [
+      `${c.source}: ${noEndpointElement(a, x)}`,
+      ...refused.map(
+        (r) => `${c.source}: chain ${r.chain} (${r.hook} hook, priority ${r.prio}): ${r.rules}`,
+      ),
+    ],
+    ...sync(),
+  });
+}
+
+/** The filter chains that run before DNAT on the output hook (the node's own processes) and on
+ * prerouting (Pods and the network) and refuse a new connection to `address:port`. */
+function refusedBeforeDnat(t: NftTable, address: string, port: number, protocol: string) {
+  const ip = ipv4(address) ?? ipv6(address);
+  if (ip === undefined) return [];
+  const pkt = {
+    src: t.family === 'ip6' ? ipv6('2001:db8::1')! : ipv4('192.0.2.1')!,
+    dst: ip,
+    sport: 40000,
+    dport: port,
+    protocol: protocol as TraceProtocol,
+    mark: 0,
+    dnat: false,
+    snat: false,
+  };
+  const hooks = [
+    ['output', 'processes on the node (host-network Pods too)'],
+    ['prerouting', 'Pods and the network'],
+  ] as const;
+  return hooks.flatMap(([hook, who]) => {
+    const chains = hookChains(t, hook);
+    const nat = Math.min(...chains.filter((ch) => ch.type === 'nat').map((ch) => ch.prio ?? 0));
+    return chains
+      .filter((ch) => ch.type !== 'nat' && (ch.prio ?? 0) < nat)
+      .filter((ch) => {
+        const end = throughChains(t, [ch], pkt)?.end;
+        return end === 'REJECT' || end === 'DROP';
+      })
+      .map((ch) => ({
+        who,
+        hook,
+        chain: ch.name,
+        prio: ch.prio ?? 0,
+        rules: ch.rules.map((r) => ruleText(r)).join('; '),
+      }));
+  });
 }
 
 /** What the table does with a connection to an entry it has no element for, and the lines it
