@@ -180,6 +180,7 @@ export function servicePort(
         title: `session affinity ${a.affinitySeconds === undefined ? 'missing' : `${a.affinitySeconds}s`}, not ${w.affinitySeconds === undefined ? 'none' : `${w.affinitySeconds}s`}`,
         message: `${sp.name} has ${w.affinitySeconds === undefined ? 'no session affinity' : `sessionAffinity ClientIP for ${w.affinitySeconds}s`}, but kube-proxy's table on ${node} ${a.affinitySeconds === undefined ? 'keeps no affinity sets for it' : `keeps clients for ${a.affinitySeconds}s`}.`,
       });
+    else if (w.affinitySeconds !== undefined) unremembered(sp, a, add, c);
     for (const m of w.externalMasquerade)
       if (!a.masquerade.some((x) => x.chain === a.chains.ext && x.condition === m))
         missing('masquerade-missing', {
@@ -267,6 +268,26 @@ function refusedBeforeDnat(t: NftTable, address: string, port: number, protocol:
         prio: ch.prio ?? 0,
         rules: ch.rules.map((r) => ruleText(r)).join('; '),
       }));
+  });
+}
+
+/** ClientIP affinity's `ip saddr @affinity-… goto` only matches a client the endpoint chain's
+ * `update @affinity-… { ip saddr }` remembered: an endpoint chain without it keeps no client. */
+function unremembered(sp: ExpectedServicePort, a: ServiceTree, add: Add, c: PortCheck): void {
+  const without = [...a.endpoints, ...(a.localEndpoints ?? [])].filter(
+    (e) =>
+      e.affinity &&
+      !e.chainMissing &&
+      !c.table.chain(e.chain)?.rules.some((r) => signature(r).includes('@affinity-')),
+  );
+  if (without.length === 0) return;
+  const named = without.map((e) => e.address ?? e.chain).join(', ');
+  add('affinity-wrong', {
+    title: `session affinity never remembers a client of ${named}`,
+    message: `${sp.name} has sessionAffinity: ClientIP, but on ${c.node} the endpoint chain${without.length === 1 ? '' : 's'} of ${named} ${without.length === 1 ? 'has' : 'have'} no "update @affinity-… { ip saddr }" rule: the Service chain's affinity lookup never finds a client there and every new connection is balanced afresh, so ClientIP affinity is gone.`,
+    actual: without.flatMap((e) =>
+      (c.table.chain(e.chain)?.rules ?? []).map((r) => `${c.source}: ${e.chain}: ${ruleText(r)}`),
+    ),
   });
 }
 

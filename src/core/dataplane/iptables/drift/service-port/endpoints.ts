@@ -72,7 +72,7 @@ export function compareEndpoints(
   if (same) {
     weights(sp, expected, actual, chain, path, c);
     hairpin(sp, actual, c);
-    affinity(sp, t, chain, c);
+    affinity(sp, t, chain, actual, c);
     return;
   }
   const byAddress = new Map(expected.map((e) => [e.address, e]));
@@ -150,7 +150,7 @@ export function compareEndpoints(
   if (extra.length > 0 || missing.length > 0 || returning.size > 0) return;
   weights(sp, expected, actual, chain, path, c);
   hairpin(sp, actual, c);
-  affinity(sp, t, chain, c);
+  affinity(sp, t, chain, actual, c);
 }
 
 /** A jump to an endpoint chain the dump does not hold: said once for the chain (not again by
@@ -245,8 +245,17 @@ function hairpin(sp: ExpectedServicePort, actual: TreeEndpoint[], c: DriftContex
   });
 }
 
-function affinity(sp: ExpectedServicePort, t: ServiceTree, chain: string, c: DriftContext): void {
-  if (sp.affinitySeconds === t.affinitySeconds) return;
+function affinity(
+  sp: ExpectedServicePort,
+  t: ServiceTree,
+  chain: string,
+  actual: TreeEndpoint[],
+  c: DriftContext,
+): void {
+  if (sp.affinitySeconds === t.affinitySeconds) {
+    if (sp.affinitySeconds !== undefined) unremembered(sp, actual, c);
+    return;
+  }
   c.add({
     id: 'affinity-wrong',
     service: sp.name,
@@ -264,6 +273,31 @@ function affinity(sp: ExpectedServicePort, t: ServiceTree, chain: string, c: Dri
           : `node ${c.node} keeps clients of ${sp.name} on one endpoint for ${t.affinitySeconds}s, the Service says ${sp.affinitySeconds}s.`,
     expected: nat(sp.nat.filter((l) => l.chain === chain)),
     actual: chainLines(c.nat, chain),
+    ...syncNext(c),
+  });
+}
+
+/** ClientIP affinity's --rcheck only matches a client a `-m recent --set` remembered: kube-proxy
+ * writes that in each KUBE-SEP chain's DNAT rule, and where it is not, no client is kept there. */
+function unremembered(sp: ExpectedServicePort, actual: TreeEndpoint[], c: DriftContext): void {
+  const remembers = (chain: string) =>
+    c.nat
+      .chain(chain)
+      ?.ruleIds.some((id) =>
+        c.nat
+          .rule(id)
+          .matches.some((m) => m.kind === 'recent' && m.action === 'set' && m.name === chain),
+      ) ?? true; // a chain not in the dump is said by the endpoint checks
+  const without = actual.filter((a) => !remembers(a.chain));
+  if (without.length === 0) return;
+  const all = without.length === actual.length;
+  c.add({
+    id: 'affinity-wrong',
+    service: sp.name,
+    title: `session affinity never remembers a client${all ? '' : ` of ${without.map((a) => a.address ?? a.chain).join(', ')}`}`,
+    message: `${sp.name} has sessionAffinity: ClientIP (${sp.affinitySeconds}s), but on node ${c.node} ${all ? 'no endpoint chain' : `the chains of ${without.map((a) => a.address ?? a.chain).join(', ')}`} ${all ? 'remembers' : 'remember'} the client (-m recent --set): the affinity rules' --rcheck never matches ${all ? '' : 'those clients '}and every new connection is balanced afresh, so ClientIP affinity is gone.`,
+    expected: nat(sp.nat.filter((l) => without.some((a) => l.chain === a.chain))),
+    actual: without.flatMap((a) => chainLines(c.nat, a.chain)),
     ...syncNext(c),
   });
 }
