@@ -369,7 +369,32 @@ function endpoints(
       title: `endpoint ${address} missing`,
       message: `${address} is an endpoint of ${sp.name} kube-proxy should send to, but its table on ${c.node} does not: ${c.node}'s kube-proxy has not synced since the endpoint became ready.`,
     });
-  for (const e of same ? [] : got.filter((x) => x.address && !addresses!.has(x.address)))
+  // a chain the map sends to that does not DNAT this port's protocol (another Service port's):
+  // its share leaves untranslated, as the walk takes it
+  const untranslated = same
+    ? []
+    : got.filter((x) => !x.chainMissing && !dnats(c.table, x.chain, sp));
+  for (const e of untranslated) {
+    const other = portChain(e.chain)?.name;
+    const refused = clusterIpRefused(c, sp.clusterIP);
+    add('service-chain-falls-through', {
+      title: `${percent(e.probability)} of new connections leave ${chain} untranslated`,
+      message: `${chain} on ${c.node} sends ${percent(e.probability)} of ${sp.name}'s new connections to ${e.chain}${other && other !== sp.name ? `, a chain of ${other}` : ''}, whose rules do not DNAT ${sp.protocol}: those connections leave it untranslated${refused ? ` and are rejected by cluster-ips-check (${sp.clusterIP} is in cluster-ips)` : ' and nothing answers them'}.`,
+      actual: [
+        ...(c.table.chain(chain)?.rules ?? [])
+          .map((r) => ruleText(r))
+          .filter((t) => t.includes(e.chain))
+          .map((t) => `${c.source}: ${chain}: ${t}`),
+        ...(c.table.chain(e.chain)?.rules ?? []).map(
+          (r) => `${c.source}: ${e.chain}: ${ruleText(r)}`,
+        ),
+        ...(refused ?? []),
+      ],
+    });
+  }
+  for (const e of same
+    ? []
+    : got.filter((x) => x.address && !addresses!.has(x.address) && !untranslated.includes(x)))
     add('endpoint-stale', {
       ...(e.address ? { endpoint: e.address } : {}),
       title: `DNAT to ${e.address}, no longer an endpoint`,
@@ -406,6 +431,25 @@ function endpoints(
       message: `kube-proxy's table on ${c.node} does not split ${sp.name} evenly over its ${want.length} endpoints (numgen random mod ${want.length} gives each ${percent(share)}).`,
       actual: got.map((e) => `${c.source}: ${percent(e.probability)} -> ${e.address} (${e.chain})`),
     });
+}
+
+/** Whether an endpoint chain DNATs a new connection of the Service port's protocol (walked as
+ * the trace walks it); a chain of the Service chain itself (1.36+ inline DNAT) is not walked. */
+function dnats(t: NftTable, name: string, sp: ExpectedServicePort): boolean {
+  const chain = portChain(name)?.kind === 'endpoint' ? t.chain(name) : undefined;
+  if (!chain) return true;
+  const v6 = t.family === 'ip6';
+  const run = throughChains(t, [chain], {
+    src: v6 ? ipv6('2001:db8::1')! : ipv4('192.0.2.1')!,
+    dst: v6 ? ipv6('2001:db8::2')! : ipv4('192.0.2.2')!,
+    sport: 40000,
+    dport: sp.port,
+    protocol: sp.protocol as TraceProtocol,
+    mark: 0,
+    dnat: false,
+    snat: false,
+  });
+  return run === undefined || run.pkt.dnat;
 }
 
 /** The endpoint an endpoint chain is named for ("endpoint-HASH-ns/svc/tcp/http__10.0.0.1/80":
