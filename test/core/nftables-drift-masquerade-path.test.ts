@@ -133,4 +133,25 @@ describe('nftables 1.31-1.35: masquerade through the mark, by behaviour', () => 
     assert.equal(s.rules.status, 'pass');
     assert.equal(s.hairpin.status, 'pass');
   });
+
+  it('v1.34: mark-for-masquerade and every jump to it deleted: the Hairpin step names the missing chain', async () => {
+    const s = said(
+      await edited(34, (json) => {
+        const before = json.nftables.length;
+        json.nftables = json.nftables.filter((o) => {
+          const text = JSON.stringify(o);
+          return !(
+            (o['chain'] as { name?: string } | undefined)?.name === 'mark-for-masquerade' ||
+            (o['rule'] !== undefined && text.includes('"mark-for-masquerade"'))
+          );
+        });
+        assert.ok(json.nftables.length < before);
+      }),
+    );
+    assert.equal(s.hairpin.status, 'fail');
+    const h = s.hairpin.findings.find((f) => f.status === 'fail')!;
+    assert.match(h.explanation, /kube-proxy before 1\.36 writes/);
+    assert.match(h.explanation, /and the table has no chain mark-for-masquerade/);
+    assert.ok(h.evidence.some((e) => e.text.endsWith('no chain mark-for-masquerade')));
+  });
 });

@@ -1,6 +1,6 @@
-// Hairpin in nftables mode: from 1.33 the masquerading chain masquerades what its
+// Hairpin in nftables mode: from 1.36 the masquerading chain masquerades what its
 // hairpin-connections set lists ("podIP . podIP . proto . port" of each of the node's endpoints);
-// 1.29-1.32 write `ip saddr podIP jump mark-for-masquerade` in the endpoint chain instead.
+// before, the endpoint chain writes `ip saddr podIP jump mark-for-masquerade` instead.
 import { onNode } from '../../findings/next-command.js';
 import { ipv4 } from '../../ipv4.js';
 import { ipv6 } from '../../ipv6.js';
@@ -38,6 +38,7 @@ export function nftablesHairpin(t: NftTable, source: string, q: HairpinQuery): H
   if (!t.set('hairpin-connections')) {
     if (missingSets(t).includes('hairpin-connections'))
       return { kind: 'not-checked', why: 'its listing leaves out the hairpin-connections set' };
+    const noMarkChain = !t.chain('mark-for-masquerade');
     if (!t.chain(ep.chain))
       return {
         kind: 'not-checked',
@@ -46,12 +47,13 @@ export function nftablesHairpin(t: NftTable, source: string, q: HairpinQuery): H
     return {
       kind: 'missing',
       title: `${q.node}'s nftables table does not masquerade it`,
-      explanation: `When ${q.podName ?? 'the Pod'} (${q.ip}) connects to the Service and is balanced to itself, source and destination are both ${q.ip}; kube-proxy before 1.33 writes "ip saddr ${q.ip} jump mark-for-masquerade" in the endpoint's chain so the source is rewritten, and ${ep.chain} on ${q.node} lacks it: the reply goes back inside the Pod from its own address and the connection hangs. kube-proxy rewrites its table when it restarts.`,
+      explanation: `When ${q.podName ?? 'the Pod'} (${q.ip}) connects to the Service and is balanced to itself, source and destination are both ${q.ip}; kube-proxy before 1.36 writes "ip saddr ${q.ip} jump mark-for-masquerade" in the endpoint's chain, and a chain mark-for-masquerade that marks the packet for masquerading, so the source is rewritten; ${ep.chain} on ${q.node} lacks the jump${noMarkChain ? ', and the table has no chain mark-for-masquerade' : ''}: the reply goes back inside the Pod from its own address and the connection hangs. kube-proxy rewrites its table when it restarts.`,
       lines: [
         {
           text: `${source}: ${ep.chain}: no rule ip saddr ${q.ip} jump mark-for-masquerade`,
           source,
         },
+        ...(noMarkChain ? [{ text: `${source}: no chain mark-for-masquerade`, source }] : []),
       ],
       next: 'restart-kube-proxy',
       causes: [],
