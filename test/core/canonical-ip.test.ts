@@ -6,7 +6,7 @@ import { canonicalIP } from '../../src/core/ipv4.js';
 
 describe('canonicalIP', () => {
   it('reads leading zeros and mapped addresses as kube-proxy does', () => {
-    for (const [given, want] of [
+    for (const [given, want] of <[string, string][]>[
       ['10.0.0.041', '10.0.0.41'],
       ['010.1.2.3', '10.1.2.3'],
       ['10.0.0.00', '10.0.0.0'],
