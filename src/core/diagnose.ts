@@ -34,7 +34,7 @@ import {
   type Step,
 } from './model.js';
 import { resolveNext, type Invocation } from './findings/next-command.js';
-import { nodeNotRecorded, notRead, type NotRead } from './facts/not-read.js';
+import { nodesNotRecordedRead, notRead, type NotRead } from './facts/not-read.js';
 
 export type { DiagnoseOptions, DiagnosedService } from './checks/context.js';
 export type { NodeProbe } from './checks/reachability/probes.js';
@@ -213,7 +213,7 @@ export function diagnose(facts: Facts, target: DiagnosedService, options: Diagno
     [
       ...notRead(facts, ctx.analysis.nodeErrors),
       ...optional(targetNotCaptured(ctx)),
-      ...unrecordedNodes(ctx).map(nodeNotRecorded),
+      ...nodesNotRecordedRead(unrecordedNodes(ctx)),
     ],
   );
 }

@@ -181,8 +181,16 @@ function unobserved(report: Report, width: number): string[] {
   const blind = report.unobserved ?? [];
   if (blind.length === 0) return [];
   const what = `${blind.length} ${blind.length === 1 ? 'check' : 'checks'} not observed`;
-  return wrap(`${what}: ${blind.join('; ')}`, width, '', '  ');
+  return wrap(`${what}: ${fewOf(blind)}`, width, '', '  ');
 }
+
+/** The first few items of a summary line, then "and N more (--json lists them all)": a summary
+ * that stays a few lines on a cluster of thousands of nodes. */
+const FEW = 5;
+const fewOf = (items: string[]) =>
+  items.length <= FEW
+    ? items.join('; ')
+    : `${items.slice(0, FEW).join('; ')}; and ${items.length - FEW} more (--json lists them all)`;
 
 export function reportText(report: Report, o: TextOptions = {}): string {
   const p = palette(o.color ?? false);
@@ -227,7 +235,7 @@ export function reportText(report: Report, o: TextOptions = {}): string {
   if (report.notRead.length > 0)
     out.push(
       ...wrap(
-        `Partial: the run lost ${report.notRead.length === 1 ? 'one read' : `${report.notRead.length} reads`}, so the steps hold for what was read only: ${report.notRead.map((n) => `${n.what} (${n.why})`).join('; ')}`,
+        `Partial: the run lost ${report.notRead.length === 1 ? 'one read' : `${report.notRead.length} reads`}, so the steps hold for what was read only: ${fewOf(report.notRead.map((n) => `${n.what} (${n.why})`))}`,
         width,
         '',
         '  ',

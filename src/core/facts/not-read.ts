@@ -159,11 +159,19 @@ export function nodesNotRecorded(facts: Facts, nodes: string[], errors: NodeErro
   return nodes.filter((n) => !recorded(n) && !tried.has(n));
 }
 
-/** A node of `nodesNotRecorded` as a read the run did not make. */
-export const nodeNotRecorded = (node: string): NotRead => ({
-  what: `node ${node}`,
-  why: `nothing of it recorded (no nodes/${node}/ in the snapshot), so every step speaks for the other nodes only`,
-});
+/** The nodes of `nodesNotRecorded` as reads the run did not make: one entry for all of them. */
+export function nodesNotRecordedRead(nodes: string[]): NotRead[] {
+  if (nodes.length === 0) return [];
+  const one = nodes.length === 1;
+  return [
+    {
+      what: one ? `node ${nodes[0]}` : `${nodes.length} nodes (${namedFew(nodes)})`,
+      why: one
+        ? `nothing of it recorded (no nodes/${nodes[0]}/ in the snapshot), so every step speaks for the other nodes only`
+        : 'nothing of them recorded (no nodes/<node>/ in the snapshot), so every step speaks for the other nodes only',
+    },
+  ];
+}
 
 const MIB = 1024 * 1024;
 

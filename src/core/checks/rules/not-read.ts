@@ -25,6 +25,9 @@ export function notRead(ctx: CheckContext, read: string[]): Finding[] {
   // nodes whose read failed the same way are one finding: many nodes, one line
   const failed: { node: string; reason: string }[] = [];
   const tables: OnNode[] = [];
+  // nodes with no dump, and nodes whose read was lost: one finding for each condition
+  const missing: string[] = [];
+  const lost: LostRead[] = [];
   // each node's mode, once: asked of every node not read (thousands, with --all-nodes)
   const modes = new Map(proxyModes(ctx).map((m) => [m.node, m.mode]));
   const wasRead = new Set(read);
@@ -50,30 +53,21 @@ export function notRead(ctx: CheckContext, read: string[]): Finding[] {
         tables.push(...tableNode(ctx, node, svc));
         return [];
       }
-      if (error === undefined)
-        return ctx.waiting('nodes')
-          ? []
-          : [
-              finding('rules-not-observed', 'skip', `${node}: rules not observed`, {
-                explanation: `No rules dump of ${node} was read (nodes/${node}/iptables-save.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}.`,
-                evidence: [unseen(`nodes/${node}/iptables-save.txt: not in the facts`, node)],
-                next: saveNodeOutput(node, ['iptables-save'], 'iptables-save'),
-                node,
-              }),
-            ];
+      if (error === undefined) {
+        if (!ctx.waiting('nodes')) missing.push(node);
+        return [];
+      }
       // a read that began and was lost is the run's loss, said in its Partial list: not observed
-      if (failure?.lost)
-        return [
-          finding('rules-not-observed', 'skip', `${node}: rules not observed (the read was lost)`, {
-            explanation: `The read of ${node}'s rules began and did not finish (${error}), so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}.`,
-            evidence: [unseen(`${node}: ${failure.command} lost: ${error}`, node)],
-            node,
-          }),
-        ];
+      if (failure?.lost) {
+        lost.push({ node, reason: error, command: failure.command });
+        return [];
+      }
       failed.push({ node, reason: error });
       return [];
     });
   out.push(...byCondition(tables));
+  if (missing.length > 0) out.push(notRecorded(ctx, missing, read.length > 0));
+  for (const { nodes } of byReason(lost)) out.push(readLost(ctx, nodes, lost, read.length > 0));
   // the same failure on many nodes (no agent Pod there, say) is one finding
   const reasonOf = new Map(failed.map((f) => [f.node, f.reason]));
   for (const { nodes } of byReason(failed)) {
@@ -103,7 +97,71 @@ export function notRead(ctx: CheckContext, read: string[]): Finding[] {
   return out;
 }
 
-/** How the node's mode keeps its state, where that is outside iptables (nftables, IPVS, Cilium). */
+/** "w0001" or "370 nodes (w0001, w0002, w0003 and 367 more)": a title that stays one line. */
+const nodesTitle = (nodes: string[]) =>
+  nodes.length === 1 ? nodes[0]! : `${thousands(nodes.length)} nodes (${namedFew(nodes)})`;
+
+/** One node, or every node listed whole as data (JSON's `nodes`), the text naming a few. */
+const where = (nodes: string[]) => (nodes.length === 1 ? { node: nodes[0]! } : { nodes });
+
+/** Nodes with no rules dump in the facts: one finding, one next command (the first node's). */
+function notRecorded(ctx: CheckContext, nodes: string[], othersRead: boolean): Finding {
+  const svc = ctx.service!;
+  const one = nodes.length === 1;
+  const first = nodes[0]!;
+  return finding('rules-not-observed', 'skip', `${nodesTitle(nodes)}: rules not observed`, {
+    explanation: one
+      ? `No rules dump of ${first} was read (nodes/${first}/iptables-save.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there${othersRead ? '; the other nodes are' : ''}.`
+      : `No rules dump of these ${thousands(nodes.length)} nodes was read (nodes/<node>/iptables-save.txt is not in the facts for any of them), so ${svc.namespace}/${svc.name} is not checked there${othersRead ? '; the other nodes are' : ''}.`,
+    evidence: one
+      ? [unseen(`nodes/${first}/iptables-save.txt: not in the facts`, first)]
+      : [unseen(`nodes/<node>/iptables-save.txt: not in the facts for ${namedFew(nodes, 5)}`)],
+    next: saveNodeOutput(first, ['iptables-save'], 'iptables-save'),
+    ...(one
+      ? {}
+      : {
+          advice: `The command saves ${first}'s dump; run it on each of the other ${thousands(nodes.length - 1)} nodes with that node's name in place of ${first} (JSON's nodes lists them all).`,
+        }),
+    ...where(nodes),
+  });
+}
+
+/** A node's rules read that began and did not finish. */
+interface LostRead {
+  node: string;
+  reason: string;
+  command: string;
+}
+
+/** Nodes whose rules read began and was lost the same way: the run's loss, one finding. */
+function readLost(
+  ctx: CheckContext,
+  nodes: string[],
+  lost: LostRead[],
+  othersRead: boolean,
+): Finding {
+  const svc = ctx.service!;
+  const readOf = new Map(lost.map((l) => [l.node, l]));
+  const first = nodes[0]!;
+  const why = readOf.get(first)!.reason;
+  return finding(
+    'rules-not-observed',
+    'skip',
+    `${nodesTitle(nodes)}: rules not observed (the read was lost)`,
+    {
+      explanation: `The read of ${nodes.length === 1 ? `${first}'s rules` : `the rules of ${thousands(nodes.length)} nodes`} began and did not finish (${nodes.length === 1 ? why : `on ${first}: ${why}`}), so ${svc.namespace}/${svc.name} is not checked there${othersRead ? '; the other nodes are' : ''}.`,
+      evidence: [
+        ...nodes.slice(0, 5).map((n) => {
+          const r = readOf.get(n)!;
+          return unseen(`${n}: ${r.command} lost: ${r.reason}`, n);
+        }),
+        ...(nodes.length > 5 ? [unseen(`and ${thousands(nodes.length - 5)} more nodes`)] : []),
+      ],
+      ...where(nodes),
+    },
+  );
+}
+
 /** The node's kube-proxy takes the endpoints from objects the capture did not read (the
  * Endpoints, RBAC refused): what its rules should hold for the Service is not known. */
 export function endpointsUnseen(ctx: CheckContext, node: string): Finding | undefined {
