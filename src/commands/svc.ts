@@ -6,6 +6,7 @@ import { EVERY_MODE, loadModes } from '../core/dataplane/modes.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube/objects.js';
 import { valid } from '../core/findings/next-command.js';
+import { SERVICE_NAME } from '../core/checks/service.js';
 import { thousands, type Facts, type Report } from '../core/model.js';
 import {
   parseServiceAddress,
@@ -134,6 +135,11 @@ export async function svcCommand(
   const at = arg === undefined ? undefined : parseServiceAddress(arg);
   const ref = arg === undefined || at ? undefined : parseServiceRef(arg);
   if (ref && 'error' in ref) throw new UsageError(`${ref.error}; see ${selfCommand('svc --help')}`);
+  // the API server holds no Service of any other name: refused before anything is read
+  if (ref && !SERVICE_NAME.test(ref.name))
+    throw new UsageError(
+      `"${ref.name}"${ref.name === arg ? '' : ` (in "${arg}")`} is not a Service name: a DNS-1035 label is lowercase letters, digits and '-', starts with a letter, ends with a letter or digit, at most 63 characters`,
+    );
   if (ref?.namespace && given.namespace && ref.namespace !== given.namespace)
     throw new UsageError(
       `"${arg}" is in namespace ${ref.namespace}, but -n says ${given.namespace}`,

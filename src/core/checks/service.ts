@@ -81,7 +81,7 @@ export function similarServices(
 
 /** A Service's name is a DNS-1035 label: the API server accepts no other, so no capture is needed
  * to know that a Service of any other name does not exist. */
-const SERVICE_NAME = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+export const SERVICE_NAME = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** What the snapshot holds, when the target is not in the facts and they do not list its
  * namespace's Services whole (a snapshot of another Service): not read, rather than missing. The
