@@ -133,6 +133,7 @@ const FLAG_NAMES: Record<string, Asked> = {
   '--node': 'nodes',
   '-n': 'namespaces',
   '--namespace': 'namespaces',
+  '--from': 'clients',
 };
 
 /** What a command's first argument names. */
@@ -144,12 +145,30 @@ const ARGUMENTS: Record<string, Asked> = {
 
 /** What a name under the cursor is: one kdebug looks up, or one of a fixed few. */
 type Asked =
-  'services' | 'nodes' | 'namespaces' | 'contexts' | 'scenarios' | 'shells' | readonly string[];
+  | 'services'
+  | 'nodes'
+  | 'pods'
+  | 'namespaces'
+  | 'contexts'
+  | 'scenarios'
+  | 'shells'
+  | 'clients'
+  | readonly string[];
+
+/** --from's kinds as completion offers them (svc.ts takes po/, pods/, no/, nodes/ too). */
+const CLIENT_KINDS = { 'pod/': 'pods', 'node/': 'nodes' } as const;
 
 async function names(asked: Asked, before: string[], current: string): Promise<string[]> {
   const starting = (all: string[]) => all.filter((n) => n.startsWith(current));
   if (typeof asked !== 'string') return starting([...asked]);
   if (asked === 'shells') return starting(Object.keys(SCRIPTS));
+  // --from KIND/NAME: the kinds, then the Pods (of -n's namespace) or the nodes by name
+  if (asked === 'clients') {
+    const kind = Object.keys(CLIENT_KINDS).find((k) => current.startsWith(k));
+    if (kind === undefined) return starting(Object.keys(CLIENT_KINDS));
+    const of = await names(CLIENT_KINDS[kind as keyof typeof CLIENT_KINDS], before, '');
+    return starting(of.map((n) => `${kind}${n}`));
+  }
   if (asked === 'scenarios')
     return starting((await import('./commands/demo.js')).scenarios().map((s) => s.name));
   if (asked === 'contexts') {
@@ -186,7 +205,7 @@ async function names(asked: Asked, before: string[], current: string): Promise<s
 }
 
 /** What is looked up in a snapshot or a cluster (every Service: svc -A). */
-type Looked = 'services' | 'nodes' | 'namespaces' | 'every Service';
+type Looked = 'services' | 'nodes' | 'pods' | 'namespaces' | 'every Service';
 
 /** A flag's value as pflag reads it (`--flag value`, `--flag=value`, `-n=value`, `-nvalue`), the
  * last one given winning. */
@@ -217,9 +236,10 @@ async function snapshotNames(
   const view = clusterView(facts.objects);
   const bare = (name: string) => ({ namespace: '', name });
   if (asked === 'nodes') return view.nodes.map((n) => bare(n.name));
+  const ns = namespace ?? facts.meta.namespace ?? 'default';
+  if (asked === 'pods') return view.pods.filter((p) => p.namespace === ns);
   if (asked === 'namespaces')
     return [...new Set(facts.objects.flatMap((o) => o.metadata?.namespace ?? []))].sort().map(bare);
-  const ns = namespace ?? facts.meta.namespace ?? 'default';
   return view.services.filter((s) => asked === 'every Service' || s.namespace === ns);
 }
 
@@ -239,11 +259,13 @@ async function liveNames(
     const path =
       asked === 'nodes'
         ? '/api/v1/nodes'
-        : asked === 'namespaces'
-          ? '/api/v1/namespaces'
-          : asked === 'every Service'
-            ? '/api/v1/services'
-            : `/api/v1/namespaces/${encodeURIComponent(ns)}/services`;
+        : asked === 'pods'
+          ? `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`
+          : asked === 'namespaces'
+            ? '/api/v1/namespaces'
+            : asked === 'every Service'
+              ? '/api/v1/services'
+              : `/api/v1/namespaces/${encodeURIComponent(ns)}/services`;
     return (await api.list(path)).items
       .map((o) => ({ namespace: o.metadata?.namespace ?? '', name: o.metadata?.name ?? '' }))
       .filter((n) => n.name);

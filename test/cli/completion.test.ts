@@ -42,6 +42,17 @@ describe('shell completion', () => {
     ...COMPLETION_CASES,
     { typed: 'kdebug svc --snapshot snapshots/nginx-svc -n kube-system ', offers: ['kube-dns'] },
     { typed: 'kdebug rules --ta', offers: ['--table'] },
+    // --from KIND/NAME: the kinds (with no cluster too), then the Pods or nodes by name
+    { typed: 'kdebug svc web --from ', offers: ['pod/', 'node/'] },
+    { typed: 'kdebug svc web --from=no', offers: ['node/'] },
+    {
+      typed: 'kdebug svc --snapshot snapshots/nginx-svc --from pod/',
+      offers: ['pod/nginx-55fc968d9-4pddn', 'pod/nginx-55fc968d9-kh24k'],
+    },
+    {
+      typed: 'kdebug svc --snapshot snapshots/nginx-svc --from node/vm-12-7',
+      offers: ['node/vm-12-7-centos'],
+    },
     // each command's own choices: expect writes nat and filter only, rules reads every table
     { typed: 'kdebug expect --table ', offers: ['nat', 'filter'] },
     { typed: 'kdebug rules --table ', offers: ['nat', 'filter', 'mangle', 'raw', 'security'] },
