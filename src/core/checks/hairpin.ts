@@ -299,6 +299,29 @@ export const hairpinCheck: Check<'hairpin'> = {
           explanation: 'There is nothing to check until the endpoints have rules (see Rules).',
         }),
       ];
-    return found;
+    return notDnated(ctx, found);
   },
 };
+
+/** Where Rules found no rule for the Service's address and port on every node read, no packet to
+ * it is DNATed, so none comes back to its sender: a hairpin pass follows from that finding. */
+function notDnated(ctx: CheckContext, found: Finding[]): Finding[] {
+  const missing = ctx.earlier.filter((c) => c.finding.id === 'service-rules-missing');
+  const covered = new Set(missing.flatMap((c) => c.finding.nodes ?? c.finding.node ?? []));
+  const read = ctx.nodeNames().filter((n) => ctx.analysis.node(n).dataplane());
+  // one port: a multi-port Service's other ports may still be DNATed
+  const onePort = ctx.service!.ports.length === 1;
+  if (!onePort || missing.length === 0 || !read.every((n) => covered.has(n))) return found;
+  const cause = missing[0]!;
+  return found.map((f) =>
+    f.status !== 'pass'
+      ? f
+      : {
+          ...f,
+          status: 'warn',
+          title: `${f.title}, but no packet to the Service's port is DNATed (${cause.step})`,
+          explanation: `${f.explanation} On ${count(read.length, 'node')} read the Service's address and port have no rule, so no connection to it is sent to an endpoint, and none back to the Pod that sent it. This follows from ${cause.finding.id} (${cause.step}): fix that first.`,
+          ...(cause.finding.next ? { next: cause.finding.next } : {}),
+        },
+  );
+}
