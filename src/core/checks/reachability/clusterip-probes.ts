@@ -1,10 +1,10 @@
 // The connections to the ClusterIP:port, one family at a time: answered, dropped by design
 // (internalTrafficPolicy Local), or failed, with the earlier fault or the node's rules as the cause.
 import type { Service, ServicePort } from '../../kube/objects.js';
-import type { Finding } from '../../model.js';
+import { percent, type Finding } from '../../model.js';
 import { kdebug, onNode, valid } from '../../findings/next-command.js';
 import { commandStem } from '../../nodes/commands.js';
-import { consequence, findingOf, list } from '../check.js';
+import { consequence, findingOf, list, type Cause } from '../check.js';
 import type { CheckContext } from '../context.js';
 import {
   connectProbe,
@@ -16,7 +16,13 @@ import {
   refused,
   type Probed,
 } from './probes.js';
-import { connectionFate, packetWalk, podEntrySkipped, rejectedBy } from './packet-evidence.js';
+import {
+  connectionFate,
+  connectionsLost,
+  packetWalk,
+  podEntrySkipped,
+  rejectedBy,
+} from './packet-evidence.js';
 import { canonicalAddress, hostPort } from '../../ipv6.js';
 import { notObserved, notProbed } from './not-observed.js';
 import { ENDPOINT_CAUSES } from './endpoint-probes.js';
@@ -102,7 +108,18 @@ export function clusterIpProbes(
       const s = podEntrySkipped(ctx, p.node, toPort);
       return s ? [{ probe: p, ...s }] : [];
     });
-    const forAll = answered.filter((p) => !hostOnly.some((h) => h.probe === p));
+    // where the rules of the node's family (not passed by the Rules step, which failed there) do
+    // not take a share of connections to an endpoint, its one answer is the share that works
+    const passed = rulesAsExpected(ctx, ip);
+    const partly = answered.flatMap((p) => {
+      if (hostOnly.some((h) => h.probe === p) || passed.has(p.node)) return [];
+      const lost = connectionsLost(ctx, p.node, toPort);
+      const cause = lost && rulesFail(ctx, p.node);
+      return lost && cause ? [{ probe: p, lost, cause }] : [];
+    });
+    const forAll = answered.filter(
+      (p) => !hostOnly.some((h) => h.probe === p) && !partly.some((h) => h.probe === p),
+    );
     return [
       ...byDesign,
       ...(forAll.length > 0
@@ -121,6 +138,9 @@ export function clusterIpProbes(
         : []),
       ...hostOnly.map((h) =>
         podsNotTranslated(ctx, h, `${family}ClusterIP ${addressOf(ctx, port, ip)}`, toPort, spn),
+      ),
+      ...partly.map((h) =>
+        someLost(ctx, h, `${family}ClusterIP ${addressOf(ctx, port, ip)}`, toPort, spn),
       ),
       ...blind,
     ];
@@ -238,15 +258,9 @@ function podsNotTranslated(
 ): Finding {
   const node = h.probe.node;
   const { from, to } = h.skipped;
-  const cause = ctx.earlier.find(
-    (c) =>
-      c.finding.id === 'entry-jump-missing' &&
-      (c.finding.node === node || c.finding.nodes?.includes(node)),
-  );
+  const cause = ctx.earlier.find((c) => c.finding.id === 'entry-jump-missing' && isOn(c, node));
   // the rule lines the Rules step read on the node, where the jump should be
-  const rules = (cause?.finding.evidence ?? [])
-    .filter((e) => e.kind === 'observed' && e.node === node)
-    .map(({ diff: _diff, ...e }) => e);
+  const rules = readOn(cause, node);
   return consequence(
     finding(
       'clusterip-unreachable',
@@ -262,5 +276,49 @@ function podsNotTranslated(
       },
     ),
     cause,
+  );
+}
+
+const isOn = (c: Cause, node: string) => c.finding.node === node || c.finding.nodes?.includes(node);
+
+/** The rule lines a Rules finding read on the node, as read (not as a drift's side). */
+const readOn = (cause: Cause | undefined, node: string) =>
+  (cause?.finding.evidence ?? [])
+    .filter((e) => e.kind === 'observed' && e.node === node)
+    .map(({ diff: _diff, ...e }) => e);
+
+/** The Rules step's failure on the node, where its rules were not passed as expected. */
+const rulesFail = (ctx: CheckContext, node: string): Cause | undefined =>
+  ctx.earlier.find((c) => c.step === 'Rules' && c.finding.status === 'fail' && isOn(c, node));
+
+/** A ClusterIP the node's probe reached where the node's rules do not take a share of connections
+ * to an endpoint: one answer is the share that works, not a pass; a symptom of the Rules finding. */
+function someLost(
+  ctx: CheckContext,
+  h: { probe: Probed; lost: { share: number; unknown: boolean }; cause: Cause },
+  what: string,
+  toPort: { dst: string; port: number; proto: string },
+  spn: string,
+): Finding {
+  const node = h.probe.node;
+  const share = h.lost.unknown ? 'a share' : percent(h.lost.share);
+  return consequence(
+    finding(
+      'clusterip-unreachable',
+      'fail',
+      `${what}: the probe from ${node} answered, but its rules do not take ${share} of connections to an endpoint`,
+      {
+        explanation: `The probe from ${node} is one connection, and it reached an endpoint. The Rules step read rules on ${node} that do not take ${share} of new connections to the ClusterIP to an endpoint (the walk says where they go, as far as the rules show): that one answer does not show the Service works from ${node}, only that some of its connections do.`,
+        evidence: [
+          probedEvidence(h.probe),
+          ...readOn(h.cause, node),
+          ...packetWalk(ctx, node, toPort),
+        ],
+        next: h.cause.finding.next ?? kdebug(['drift', '--node', valid.name(node)]),
+        node,
+        service: spn,
+      },
+    ),
+    h.cause,
   );
 }

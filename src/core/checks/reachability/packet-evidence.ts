@@ -1,6 +1,6 @@
 // The packet walk (dataplane/trace/) as evidence lines: what kube-proxy's rules on a node do to one
 // packet a process on that node sends, e.g. an ICMP echo or a TCP SYN to a ClusterIP.
-import { shareText, type TraceProtocol } from '../../dataplane/trace/trace.js';
+import { shareText, type TraceOutcome, type TraceProtocol } from '../../dataplane/trace/trace.js';
 import type { Traced } from '../../dataplane/trace/answer.js';
 import type { CheckContext } from '../context.js';
 import { hostPort, type IPFamily } from '../../ipv6.js';
@@ -66,11 +66,13 @@ export function packetWalk(
     // past what a cut hid the packet's fate was not read: never "the node answers it"
     stop?.partly[i]?.length
       ? `not known: the walk stops at ${stop.partly[i].join(', ')}, which the rules read (cut short) do not hold whole`
-      : o.destination === null
-        ? o.delivery === 'local'
-          ? 'delivered to the node itself, which answers it'
-          : 'no rule matched it: routed unchanged'
-        : `${result.outcomes.length > 1 ? `${shareText(o)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : o.dnat ? `DNAT to ${o.dnat}` : `sent to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}${o.assumptions.length > 0 ? ` (assumes: ${o.assumptions.join('; ')})` : ''}`,
+      : absentOf(o)
+        ? `${result.outcomes.length > 1 ? `${shareText(o)} ` : ''}not known: it jumps to ${absentOf(o)}, which the rules read do not hold`
+        : o.destination === null
+          ? o.delivery === 'local'
+            ? 'delivered to the node itself, which answers it'
+            : 'no rule matched it: routed unchanged'
+          : `${result.outcomes.length > 1 ? `${shareText(o)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : o.dnat ? `DNAT to ${o.dnat}` : `sent to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}${o.assumptions.length > 0 ? ` (assumes: ${o.assumptions.join('; ')})` : ''}`,
   );
   // computed over the node's observed rules: it explains, it does not prove
   return [computed(`${head} ${outcomes.join('; ') || 'no outcome'}`, 'walked')];
@@ -123,3 +125,32 @@ export function podEntrySkipped(
   const host = walk(ctx, node, r);
   return host && { pods: pod.result.enters, host: host.result.enters, skipped };
 }
+
+/** The share of new connections the node's own rules (from the node itself, and from a Pod
+ * there) do not take to an endpoint: routed unchanged, rejected, dropped, or sent to a chain the
+ * rules do not hold. Undefined where none is, or a walk was not made whole (a read cut short):
+ * nothing is said of what was not walked. */
+export function connectionsLost(
+  ctx: CheckContext,
+  node: string,
+  r: WalkRequest,
+): { share: number; unknown: boolean } | undefined {
+  const walks = [walk(ctx, node, r), walk(ctx, node, r, true)].filter((w) => w !== undefined);
+  if (walks.length === 0 || walks.some((w) => w.stop)) return undefined;
+  // the worse of the two entries: a Pod's connections may take a path the node's do not
+  const lost = walks
+    .map((w) =>
+      w.result.outcomes.filter(
+        (o) => o.verdict !== 'ACCEPT' || isUnrouted(o) || absentOf(o) !== undefined,
+      ),
+    )
+    .sort((a, b) => share(b) - share(a))[0]!;
+  if (lost.length === 0) return undefined;
+  return { share: share(lost), unknown: lost.some((o) => o.shareUnknown !== undefined) };
+}
+
+/** No rule changed it, and the node does not take it itself: it leaves for the default route. */
+const isUnrouted = (o: TraceOutcome) => o.destination === null && o.delivery === 'forward';
+/** It passed a jump to a chain the rules read do not hold: where it really goes is not shown. */
+const absentOf = (o: TraceOutcome) => o.rules.find((m) => m.absent !== undefined)?.absent;
+const share = (os: TraceOutcome[]) => os.reduce((n, o) => n + o.probability, 0);

@@ -42,6 +42,9 @@ export interface MatchedRule {
   /** The chain a jump or goto entered (iptables): where a packet that leaves it unchanged fell
    * through. */
   into?: string;
+  /** The chain a jump named that the rules read do not hold (iptables): the walk went on past
+   * the jump, where the packet really goes is not shown. */
+  absent?: string;
 }
 
 /** What a walk met that a listing cut short does not hold, where it stopped: its name

@@ -250,7 +250,13 @@ class Tracer {
           // the jump's chain, resolved once per rule by the table
           const next = table.targetChain(id);
           if (!next) {
-            record(`${t.goto ? 'goto' : 'jump'} to ${t.name}, which is not in the dump: skipped`);
+            const m = this.step(
+              table.name,
+              rule,
+              `${prefix}${t.goto ? 'goto' : 'jump'} to ${t.name}, which is not in the dump: skipped`,
+            );
+            m.absent = t.name; // typed, for who asks where a share went (checks/reachability)
+            w.rules.push(m);
             return;
           }
           record(`${t.goto ? 'goto' : 'jump'} ${t.name}`, t.name);
