@@ -2,7 +2,7 @@
 // rules it matched in order, as text a person follows or as JSON.
 import { shareText, type TraceOutcome, type TraceResult } from '../core/dataplane/trace/trace.js';
 import { stopText, translatedBy, type TraceAnswer } from '../core/dataplane/trace/answer.js';
-import type { PortNotInApi } from '../core/dataplane/trace/stale-port.js';
+import { notInApiText } from '../core/dataplane/trace/stale-port.js';
 import { jsonText } from '../core/sanitize.js';
 import { wrap, wrapAfter, wrapCommand } from './wrap.js';
 import { resolveNext, shellWords, type Invocation } from '../core/findings/next-command.js';
@@ -115,10 +115,6 @@ function routed(o: TraceOutcome, i: number, a: TraceAnswer): string {
     : went;
   return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}`;
 }
-
-/** A stale node port: the node's rules beside the API's Service. */
-const notInApiText = (x: PortNotInApi, node: string): string =>
-  `The node's rules are stale for this port: on node ${node}, ${x.entry} leads to ${x.servicePort}, but in the API ${x.api}. kube-proxy has not applied that change there (drift: entry-stale), so the node still sends this traffic to the endpoints; a synced kube-proxy would not.`;
 
 /** The walk as text at `width` columns (none: unwrapped); long rule lines wrap under themselves;
  * a next command carries the run's flags (`how`). */

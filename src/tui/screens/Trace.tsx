@@ -8,12 +8,14 @@ import { useWindow } from '../components/window.js';
 import type { TuiData } from '../data.js';
 import { cursorOf, type State, type View } from '../state.js';
 import type { Tone } from '../../output/tones.js';
-import { stopText, translatedBy, type Traced } from '../../core/dataplane/trace/answer.js';
+import { stopText, translatedBy } from '../../core/dataplane/trace/answer.js';
+import { notInApiText } from '../../core/dataplane/trace/stale-port.js';
 import { wrap } from '../wrap.js';
 import {
   traceDestinations,
   traceSources,
   walk,
+  type Walked,
   type TraceDestination,
   type TraceSource,
 } from './trace-model.js';
@@ -78,7 +80,7 @@ function outcomeHead(
 
 /** The walk as lines of `width` columns. */
 export function walkLines(
-  walked: Traced | { error: string } | undefined,
+  walked: Walked | { error: string } | undefined,
   source: TraceSource | undefined,
   dest: TraceDestination | undefined,
   width: number,
@@ -112,6 +114,8 @@ export function walkLines(
     outcomeHead(o, many, result.packet.fromHost, partly(i));
   // every branch at a glance, then each one rule by rule
   result.outcomes.forEach((o, i) => add(head(o, i), toneOf(o, i), '  ', '    '));
+  // a node port the API took away: the node's rules beside the API's, as text says
+  for (const x of walked.notInApi ?? []) add(notInApiText(x, source.node), 'bad');
   // the rules were not wholly read: the walk holds up to where the read stopped, as text says
   if (stop)
     add(

@@ -5,6 +5,7 @@ import { familyOf, hostPort, type IPFamily } from '../../core/ipv6.js';
 import { ENTRY_KIND_TEXT } from '../../core/dataplane/trees.js';
 import type { TraceProtocol } from '../../core/dataplane/trace/trace.js';
 import type { Traced } from '../../core/dataplane/trace/answer.js';
+import { nodePortNotInApi, type PortNotInApi } from '../../core/dataplane/trace/stale-port.js';
 import type { NodeData, TuiData } from '../data.js';
 import { isPortOf } from '../../core/model.js';
 
@@ -144,22 +145,27 @@ export function traceDestinations(
   return out;
 }
 
+/** A walk, and the node ports that took it which the API no longer gives their Service port
+ * (as `kdebug trace` says them). */
+export type Walked = Traced & { notInApi?: PortNotInApi[] };
+
 /** Walks one packet from the source to the destination through the source node's rules. */
 export function walk(
   data: TuiData,
   source: TraceSource,
   dest: TraceDestination,
-): Traced | { error: string } {
+): Walked | { error: string } {
   const node = rulesOf(data, source.node, familyOf(dest.ip) ?? source.family);
   if (!node?.walkable) return { error: `no rules recorded for node ${source.node}` };
   try {
-    return node.trace({
+    const traced = node.trace({
       src: source.ip,
       dst: dest.ip,
       dport: dest.port,
       protocol: dest.protocol,
       fromHost: source.fromHost,
     });
+    return { ...traced, notInApi: nodePortNotInApi(traced.result, node.trees, data.view) };
   } catch (e) {
     return { error: (e as Error).message };
   }

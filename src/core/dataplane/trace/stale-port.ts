@@ -46,6 +46,11 @@ export function nodePortNotInApi(
   });
 }
 
+/** A stale node port in words, the node's rules beside the API's Service: one sentence for
+ * `kdebug trace` and the TUI's Trace screen. */
+export const notInApiText = (x: PortNotInApi, node: string): string =>
+  `The node's rules are stale for this port: on node ${node}, ${x.entry} leads to ${x.servicePort}, but in the API ${x.api}. kube-proxy has not applied that change there (drift: entry-stale), so the node still sends this traffic to the endpoints; a synced kube-proxy would not.`;
+
 /** The Service a ServicePortName ("ns/name:port", or "ns/name") is of. */
 const owns = (s: { namespace: string; name: string }, spn: string | undefined): boolean =>
   spn !== undefined &&
