@@ -1913,6 +1913,19 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
       ),
       'kube-router-log',
     );
+    // glog's note for a line logged before its flags were parsed; a viewer's RFC 3339 timestamps
+    assert.equal(
+      foreign(
+        'ERROR: logging before flag.Parse: I0713 05:35:46.088221       1 network_services_controller.go:639] Successfully added service: 10.96.0.1:tcp:443\n',
+      ),
+      'kube-router-log',
+    );
+    assert.equal(
+      foreign(
+        'kr-1 kube-router 2024-05-12T19:28:56.945792737-05:00 I0513 00:28:56.945748   52913 service_endpoints_sync.go:692] Cleaning up\n',
+      ),
+      'kube-router-log',
+    );
   });
 
   it("a Cilium map through its agent's map API, the kernel's iptables TRACE lines and kubectl 1.0's tables are named by what printed them", () => {

@@ -16,9 +16,11 @@ export type LogKind =
 
 /** A line's klog header: severity, month and day, time, process id, file:line, then the message;
  * after `grep -n` ("123:"), `grep -Hn` ("kube-proxy.log:123:") or up to two words a log viewer
- * puts first (stern's pod and container, `kubectl logs --prefix`'s "[pod/NAME/CONTAINER]"). */
+ * puts first (stern's pod and container, `kubectl logs --prefix`'s "[pod/NAME/CONTAINER]"), then
+ * the RFC 3339 time `--timestamps` adds, and glog's own note for a line logged before its flags
+ * were parsed ("ERROR: logging before flag.Parse: "). */
 const KLOG =
-  /^(?:(?:[^\s:]+:)?\d+[:-]|(?:\S+ ){1,2})?[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ ([^\s:\]]+):\d+\] ?/;
+  /^(?:(?:[^\s:]+:)?\d+[:-]|(?:\S+ ){1,2})?(?:\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d) )?(?:ERROR: logging before flag\.Parse: )?[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ ([^\s:\]]+):\d+\] ?/;
 /** journald's (syslog's) prefix: "Nov 14 11:06:11 HOST NAME[PID]: ". */
 const JOURNAL =
   /^(?:(?:[^\s:]+:)?\d+[:-])?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ([\w.-]+)\[\d+\]: /;
