@@ -37,6 +37,7 @@ export interface IpvsTreeOptions {
 export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTrees {
   const trees = new Map<string, ServiceTree>();
   const guessed = o.known ? undefined : entryKinds(t);
+  const firsts = new Map<string, IpvsService>(); // a node port's tree -> its first virtual server
   for (const vs of t.services) {
     // kube-proxy writes no firewall-mark service; kube-router's DSR and keepalived do
     if (vs.protocol === 'fwmark') {
@@ -55,10 +56,12 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
       port > 0 ? (known?.kind ?? guessed?.get(vs) ?? 'virtual-server') : 'virtual-server';
     // kube-proxy binds cluster, external and load-balancer IPs alike: only the objects tell them
     const serviceIP = kind === 'virtual-server' && !o.known && port > 0 && !inRange(port);
-    // a node port's virtual servers (one per node address) are one entry of one Service port
-    const id =
-      known?.name ??
-      (kind === 'node-port' ? `${vs.protocol.toUpperCase()} node port ${port}` : vsName(vs));
+    // a node port's virtual servers (one per node address) are one entry of one Service port,
+    // where the listing shows each whole with the same real servers (kube-proxy writes them so)
+    const nodePort = `${vs.protocol.toUpperCase()} node port ${port}`;
+    const merged = kind === 'node-port' && !known && sameRealServers(firsts.get(nodePort), vs);
+    if (merged) firsts.set(nodePort, firsts.get(nodePort) ?? vs);
+    const id = known?.name ?? (merged ? nodePort : vsName(vs));
     let tree = trees.get(`${id} ${vs.protocol}`);
     if (!tree)
       trees.set(
@@ -94,6 +97,19 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
     if (vs.partial) tree.partial = vs.partial;
   }
   return { services: [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), orphans: [] };
+}
+
+/** Whether a node port's virtual server joins the tree of that node port: it is the first, or it
+ * and the tree's first are both whole with the same real servers (a cut one is shown apart, its
+ * cut said of it alone, and so is one whose real servers differ). */
+function sameRealServers(first: IpvsService | undefined, vs: IpvsService): boolean {
+  if (!first) return true;
+  if (first.partial || vs.partial) return false;
+  const key = (r: IpvsService['realServers'][number]) => `${r.address} ${r.weight} ${r.forward}`;
+  const its = vs.realServers.map(key);
+  return (
+    first.realServers.length === its.length && first.realServers.every((r, i) => key(r) === its[i])
+  );
 }
 
 /**
