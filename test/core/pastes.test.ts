@@ -2318,3 +2318,37 @@ describe("kube-proxy's endpoint chains read where the rules around them are not 
     assert.ok(x.trees.orphans.some((o) => o.chain === 'KUBE-SEP-MU7PO7VX34QPS5HP'));
   });
 });
+
+describe("an ipvsadm listing of what kube-proxy's IPVS proxier never writes", () => {
+  // kube-proxy gives each real server address, port and weight alone: the kernel forwards by NAT
+  const listing = (forward: string) =>
+    [
+      'IP Virtual Server version 1.2.1 (size=4096)',
+      'Prot LocalAddress:Port Scheduler Flags',
+      '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
+      'TCP  10.96.0.20:80 rr persistent 300',
+      `  -> 10.244.1.5:80                ${forward}  1      0          0`,
+      '',
+    ].join('\n');
+  const of = (forward: string) => {
+    const x = readPaste(listing(forward), { file: 'p.txt' });
+    assert.ok(x.mode === 'ipvs');
+    return { tree: x.trees.services[0]!, text: textOf(x) };
+  };
+
+  for (const forward of ['Route', 'Tunnel'])
+    it(`${forward}: not called kube-proxy's, its persistence no Service's session affinity`, () => {
+      const { tree, text } = of(forward);
+      assert.match(text, /line 5: real servers forwarded by .*never writes.*not kube-proxy's/);
+      assert.match(text, /persistence is not read as a Service's session affinity/);
+      assert.equal(tree.affinitySeconds, undefined);
+      assert.ok(tree.endpoints.every((e) => !e.affinity));
+      assert.doesNotMatch(text, /session affinity: ClientIP|entry {2}Service IP/);
+    });
+
+  it('Masq: what kube-proxy writes, its persistence read as session affinity', () => {
+    const { tree, text } = of('Masq');
+    assert.equal(tree.affinitySeconds, 300);
+    assert.doesNotMatch(text, /never writes/);
+  });
+});

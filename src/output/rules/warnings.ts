@@ -10,6 +10,10 @@ import { unreadMapText } from '../../core/dataplane/cilium/maps/read-dump.js';
 import type { RunChange } from '../../core/dataplane/cilium/read/runs.js';
 import type { IpvsTable } from '../../core/dataplane/ipvs/read/listing.js';
 import {
+  foreignForwarding,
+  foreignForwardingText,
+} from '../../core/dataplane/ipvs/read/not-kube-proxy.js';
+import {
   missingSets,
   type NftTable,
   type NftUnread,
@@ -221,6 +225,12 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
     sayAt(
       [...d.dpvs.match, ...d.dpvs.realServers].sort((a, b) => a - b),
       `line${d.dpvs.match.length === 1 ? '' : 's'} ${d.dpvs.match.join(', ')}: DPVS's MATCH virtual server${d.dpvs.match.length === 1 ? '' : 's'} (iQIYI's DPDK load balancer: packets selected by protocol, address ranges and interfaces for its SNAT), with ${d.dpvs.realServers.length} real server line${d.dpvs.realServers.length === 1 ? '' : 's'}: not read; this is DPVS's ipvsadm, not the kernel's IPVS nor kube-proxy's, so its virtual servers are DPVS's, none kube-proxy's`,
+    );
+  const foreign = foreignForwarding(d);
+  if (foreign)
+    sayAt(
+      foreign.lines,
+      `line${foreign.lines.length === 1 ? '' : 's'} ${lineRange(foreign.lines)}: ${foreignForwardingText(foreign)}`,
     );
   if (d.ipsets)
     sayAt(

@@ -18,6 +18,7 @@ import { hostAndPort } from './read/addresses.js';
 import { loopBackEntry } from './expected/expected.js';
 import { REAL_SERVER_WIDTH } from './read/printing.js';
 import type { IpvsService, IpvsTable } from './read/listing.js';
+import { kubeProxyForwarding } from './read/not-kube-proxy.js';
 import { SERVICE_PORTS } from './read/service-names.js';
 
 /** What the objects say an address and port is: its Service port and which kind of entry. */
@@ -55,7 +56,12 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
     const kind =
       port > 0 ? (known?.kind ?? guessed?.get(vs) ?? 'virtual-server') : 'virtual-server';
     // kube-proxy binds cluster, external and load-balancer IPs alike: only the objects tell them
-    const serviceIP = kind === 'virtual-server' && !o.known && port > 0 && !inRange(port);
+    const serviceIP =
+      kind === 'virtual-server' &&
+      !o.known &&
+      port > 0 &&
+      !inRange(port) &&
+      kubeProxyForwarding(vs);
     // a node port's virtual servers (one per node address) are one entry of one Service port,
     // where the listing shows each whole with the same real servers (kube-proxy writes them so)
     const nodePort = `${vs.protocol.toUpperCase()} node port ${port}`;
@@ -88,7 +94,9 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
       tree.externalIPs.push(host);
     else if (kind === 'load-balancer' && !tree.loadBalancerIPs.includes(host))
       tree.loadBalancerIPs.push(host);
-    if (vs.persistent !== undefined) tree.affinitySeconds = vs.persistent;
+    // persistence is a Service's affinity only where kube-proxy may have written it
+    if (vs.persistent !== undefined && kubeProxyForwarding(vs))
+      tree.affinitySeconds = vs.persistent;
     // the cluster IP's virtual server stands for the Service port's endpoints
     if (kind === 'cluster-ip' || tree.endpoints.length === 0) {
       tree.endpoints = endpointsOf(vs, t.view, o.loopBack);
@@ -219,7 +227,7 @@ function endpointsOf(
     // a cut name's port is not known: no ipset entry to look up
     hairpinMasquerade:
       !r.nameCut && loopBack?.has(loopBackOf(vs.protocol, r.address)) ? true : null,
-    affinity: vs.persistent !== undefined,
+    affinity: vs.persistent !== undefined && kubeProxyForwarding(vs),
     line: r.line,
   }));
 }
