@@ -2282,3 +2282,51 @@ describe('rules a page typeset', () => {
     assert.deepEqual(read('"a \\"b “x”"'), ['a "b “x”', false]);
   });
 });
+
+describe('rules continued over lines as typed in a shell', () => {
+  const text = [
+    '*nat',
+    '-A KUBE-SERVICES -d 10.1.190.219/32 -p tcp \\',
+    '  -m comment --comment "default/nginx-svc: cluster IP" \\',
+    '  -m tcp --dport 8080 -j KUBE-SVC-AAAAAAAAAAAAAAAA',
+    '-A KUBE-SVC-AAAAAAAAAAAAAAAA -j KUBE-SEP-BBBBBBBBBBBBBBBB',
+    '-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m tcp \\',
+    '  -j DNAT --to-destination 10.244.0.3:80',
+    'COMMIT',
+    '',
+  ].join('\n');
+
+  it('each is read as its one rule, on the line it starts on, and said', () => {
+    const rs = parseIptables(text);
+    const rules = rs.tables[0]!.chains.flatMap((c) => c.rules);
+    assert.deepEqual(
+      rules.map((r) => r.line),
+      [2, 5, 6],
+    );
+    const note = rs.warnings.find((w) => w.kind === 'view');
+    assert.ok(note, JSON.stringify(rs.warnings));
+    assert.match(note.message, /line runs 2-4, 6-7: rules written over several lines/);
+    assert.deepEqual(note.lines, [2, 6]);
+    // the lines a rule went on to are no blank lines of the paste
+    assert.ok(!rs.warnings.some((w) => w.kind === 'blank'), JSON.stringify(rs.warnings));
+  });
+
+  it('the Service the rules walk is read whole', () => {
+    const x = readPaste(text, { file: 'p.txt' });
+    assert.ok(x.mode === 'iptables');
+    const t = x.trees.services.find((s) => s.clusterIP === '10.1.190.219');
+    assert.ok(t, rulesText(x.dump, x.trees, { label: 'p' }));
+    assert.equal(t.port, 8080);
+    assert.deepEqual(
+      t.endpoints.map((e) => e.address),
+      ['10.244.0.3:80'],
+    );
+  });
+
+  it('a backslash inside a rule, not ending its line, is not read as one', () => {
+    assert.throws(
+      () => parseIptables('*nat\n-A KUBE-SERVICES -d 10.1.190.219/32 \\ -j ACCEPT\nCOMMIT\n'),
+      /unexpected/,
+    );
+  });
+});

@@ -10,6 +10,7 @@ import { COLUMNED_NOTE, columnedAt, uncolumn } from './paste/mangled/columned.js
 import { typesetLines, typesetNote, untypeset } from './paste/mangled/typeset.js';
 import { markupLines, markupNote, unmarkup } from './paste/mangled/markup.js';
 import { unwrapRules, wrappedNote } from './paste/mangled/wrapped.js';
+import { continuedNote, hasContinued, joinContinued } from './paste/mangled/continued.js';
 import { restoreHiddenHashes, type Restored } from './paste/mangled/hidden-hashes.js';
 import { COLOURS_REMOVED, hasColours, stripColours } from '../../paste/colours.js';
 import { isListView, listViewToRules } from './paste/list-view/to-rules.js';
@@ -96,6 +97,24 @@ function parseForms(input: Uint8Array | string, options: ParseOptions): Ruleset 
     const rs = parseIptables(untypeset(text), options);
     const lines = typesetLines(text);
     rs.warnings.unshift({ line: lines[0]!, kind: 'view', message: typesetNote(lines), lines });
+    return rs;
+  }
+  // rules typed as in a shell, continued over lines ending in " \": each read as its one rule
+  const continued = hasContinued(head) ? joinContinued(new TextDecoder().decode(bytes)) : undefined;
+  if (continued) {
+    const rs = parseIptables(continued.text, options);
+    // the lines a rule went on to are left blank: not said as blank lines of the paste
+    const gone = new Set(continued.rules.flatMap((r) => range(r.from + 1, r.to)));
+    const kept = rs.warnings.filter((w) => !(w.kind === 'blank' && gone.has(w.line ?? 0)));
+    rs.warnings.length = 0;
+    const lines = continued.rules.map((r) => r.from);
+    rs.warnings.push({
+      line: lines[0]!,
+      kind: 'view',
+      message: continuedNote(continued.rules),
+      lines,
+    });
+    rs.warnings.push(...kept);
     return rs;
   }
   // `iptables -L | column -t`: its fields and comments spread apart, read one space apart
@@ -230,3 +249,7 @@ function toBytes(input: Uint8Array | string): Uint8Array {
   const B = (globalThis as { Buffer?: { from(s: string, enc: string): Uint8Array } }).Buffer;
   return B ? B.from(input, 'utf8') : new TextEncoder().encode(input);
 }
+
+/** from, from + 1, ... to. */
+const range = (from: number, to: number): number[] =>
+  Array.from({ length: Math.max(0, to - from + 1) }, (_, k) => from + k);
