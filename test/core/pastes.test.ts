@@ -1913,6 +1913,19 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
       ),
       'kube-router-log',
     );
+    // a few of its lines among prose: no kind names the paste, but whose log they are is said
+    const few = (() => {
+      try {
+        readPaste(
+          'Here is what I see:\nnothing works\nany idea?\nthe log says\nJan 19 09:25:26 node1 kube-router[812]: I0119 09:25:26.433117     812 service_endpoints_sync.go:86] synced\n',
+          { file: 'p.txt' },
+        );
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    assert.ok(few instanceof NoRulesError && few.foreign === undefined, String(few));
+    assert.match(few.message, /; line 5 is kube-router's log: what it did/);
     // glog's note for a line logged before its flags were parsed; a viewer's RFC 3339 timestamps
     assert.equal(
       foreign(

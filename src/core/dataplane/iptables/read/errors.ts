@@ -2,6 +2,7 @@
 // NoRulesError for input that holds no rule, saying what it holds instead and what to run.
 import { foreignText, type ForeignKind } from './paste/other-lines/foreign-kinds.js';
 import { nftErrorSaid, type NftErrors } from './paste/other-lines/nft-errors.js';
+import { LOG_NAMES, type LogKind } from './paste/other-lines/logs.js';
 import type { ParseOptions } from './ruleset.js';
 import { escapeControls, excerpt } from '../../../sanitize.js';
 import { readAs } from '../../listing-error.js';
@@ -51,6 +52,8 @@ export interface NoRulesDetail {
   ipvsChains?: string[];
   /** How a Cilium `map get` paste prints its ports (cilium/read/other-lines/map-get.ts). */
   ports?: string;
+  /** Components' logs among lines no listing is most of: whose, with their lines. */
+  logs?: { kind: LogKind; lines: number[] }[];
 }
 
 /** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
@@ -99,7 +102,7 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
     return `no iptables rules in ${file}: line${one ? '' : 's'} ${d.typedRules.join(', ')} ${one ? 'is an iptables command' : 'are iptables commands'} typed to change rules (-A/-I/-N/-D ...), not a listing of what the node holds${others ? `, and no other line is a line of iptables-save or iptables -S` : ''}: run \`iptables-save\` on the node after ${one ? 'it' : 'them'} and give kdebug that${legacy}`;
   }
   if (d && d.lines > 0)
-    return `no iptables rules in ${file}: ${d.lines === 1 ? 'its one line is not' : `none of its ${d.lines} lines is`} a line of iptables-save or iptables -S (a prompt, prose, another tool's output)${legacy}`;
+    return `no iptables rules in ${file}: ${d.lines === 1 ? 'its one line is not' : `none of its ${d.lines} lines is`} a line of iptables-save or iptables -S (a prompt, prose, another tool's output)${logsAmong(d.logs)}${legacy}`;
   // an empty pipe is a command that failed before it; an empty file was saved without rules
   if (d?.source === 'pipe')
     return `no iptables rules in ${file} (empty input often means the command before the pipe failed: run \`sudo iptables-save\` alone to see its error)`;
@@ -107,3 +110,12 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
     return `no iptables rules in ${file}: the file is empty (on the node, \`sudo iptables-save > FILE\` saves them)`;
   return `no iptables rules in ${file}: it is empty`;
 }
+
+/** The logs named among the paste's other lines: "; lines 6, 7 are the kubelet's log ...". */
+const logsAmong = (logs: NoRulesDetail['logs']): string =>
+  (logs ?? [])
+    .map(
+      (l) =>
+        `; line${l.lines.length === 1 ? ` ${l.lines[0]} is` : `s ${l.lines.join(', ')} are`} ${LOG_NAMES[l.kind]}: what it did, not what rules the node holds`,
+    )
+    .join('');

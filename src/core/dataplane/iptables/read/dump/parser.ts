@@ -8,6 +8,7 @@ import { excerpt } from '../../../../sanitize.js';
 import {
   ipvsNamed,
   mainForeign,
+  namedLogs,
   mergeLogs,
   mergeIpsets,
   proxyModes,
@@ -125,6 +126,8 @@ export class DumpParser {
         ...(state.typedWrites.length > 0 ? { typedRules: state.typedWrites } : {}),
         // the one rule there was, cut: said as such, not as a line of something else
         ...(rs.cut ? { cut: rs.cut.message } : {}),
+        // a component's log among lines that are mostly none: whose, said all the same
+        ...(main === undefined && namedLogs(state).length > 0 ? { logs: namedLogs(state) } : {}),
       });
     return rs;
   }

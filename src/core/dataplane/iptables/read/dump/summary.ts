@@ -1,7 +1,7 @@
 // What the paste held besides the dump, said once at the end of the pass: lines read in bulk
 // (prefixes, repeats, other tools' listings), one log merged, other kube-proxy modes.
 import { foreignText, isKubectl, type ForeignKind } from '../paste/other-lines/foreign-kinds.js';
-import { isLog } from '../paste/other-lines/logs.js';
+import { isLog, type LogKind } from '../paste/other-lines/logs.js';
 import type { ParserState } from './parser-state.js';
 import type { Table } from '../table.js';
 
@@ -98,6 +98,13 @@ export function mergeLogs(state: ParserState): void {
     [...named[1], ...other].sort((a, b) => a - b),
   );
   state.foreign.delete('other-log');
+}
+
+/** The logs whose component the lines name (kubelet's, kube-proxy's ...), with their lines. */
+export function namedLogs(state: ParserState): { kind: LogKind; lines: number[] }[] {
+  return [...state.foreign]
+    .filter((e): e is [LogKind, number[]] => isLog(e[0]) && e[0] !== 'other-log')
+    .map(([kind, lines]) => ({ kind, lines }));
 }
 
 /** An `ipset list` that names one of kube-proxy's sets is its IPVS mode's, header lines and all:

@@ -146,5 +146,16 @@ export const LOGS: Record<LogKind, string> = {
   'other-log': `this is a log, not rules (klog or journald lines; which component's, its lines do not say): ${RUN}`,
 };
 
+/** Whose log each is, in a few words: where a log's lines are a few among others. */
+export const LOG_NAMES: Record<LogKind, string> = {
+  'kube-proxy-log': "kube-proxy's log",
+  'kube-proxy-userspace-log': "kube-proxy's log (its userspace proxier)",
+  'flannel-log': "flannel's log",
+  'antrea-log': "Antrea's agent log",
+  'kube-router-log': "kube-router's log",
+  'kubelet-log': "the kubelet's log (it writes no Service rules)",
+  'other-log': 'a log',
+};
+
 /** Whether another tool's listing is a log. */
 export const isLog = (kind: string): kind is LogKind => kind in LOGS;
