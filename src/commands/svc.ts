@@ -135,8 +135,9 @@ export async function svcCommand(
   const at = arg === undefined ? undefined : parseServiceAddress(arg);
   const ref = arg === undefined || at ? undefined : parseServiceRef(arg);
   if (ref && 'error' in ref) throw new UsageError(`${ref.error}; see ${selfCommand('svc --help')}`);
-  // the API server holds no Service of any other name: refused before anything is read
-  if (ref && !SERVICE_NAME.test(ref.name))
+  // the API server holds no Service of any other name: refused before anything is read; a name
+  // wrong only in case goes on to the lookup, whose did-you-mean names the Service
+  if (ref && !SERVICE_NAME.test(ref.name.toLowerCase()))
     throw new UsageError(
       `"${ref.name}"${ref.name === arg ? '' : ` (in "${arg}")`} is not a Service name: a DNS-1035 label is lowercase letters, digits and '-', starts with a letter, ends with a letter or digit, at most 63 characters`,
     );

@@ -15,6 +15,11 @@ describe('svc NAME that is not a DNS-1035 label', () => {
       assert.ok(!r.stderr.includes('\u001b'), 'no raw escape');
     });
 
+  it('lets a name wrong only in case through to its did-you-mean', () => {
+    const r = kdebug(['svc', 'NGINX-SVC', '--snapshot', 'snapshots/nginx-svc', '-o', 'text']);
+    assert.match(r.stdout, /Did you mean\s+"nginx-svc"\?/);
+  });
+
   it('still diagnoses a valid name, its NS/NAME and DNS forms', () => {
     for (const name of ['nginx-svc', 'default/nginx-svc', 'nginx-svc.default', 'svc/nginx-svc'])
       assert.equal(kdebug(['svc', name, '--snapshot', 'snapshots/nginx-svc']).code, 0, name);
