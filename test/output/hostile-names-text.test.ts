@@ -31,11 +31,19 @@ writeFileSync(join(snap, 'meta.json'), JSON.stringify({ ...meta, namespace: `def
 const rawLine = (out: string) => out.split('\n').find((l) => RAW.test(l));
 
 describe('hostile names in text output', () => {
-  it('svc: the heading shows the namespace and name escaped', () => {
-    const r = kdebug(['svc', `nginx-svc${PAYLOAD}`, '--snapshot', snap]);
+  it('svc: the heading shows the namespace escaped', () => {
+    const r = kdebug(['svc', 'nginx-svc', '--snapshot', snap]);
     const heading = r.stdout.split('\n')[0]!;
     assert.match(heading, /^kdebug svc default\\x1b\]0;owned\\x07/);
     assert.equal(rawLine(r.stdout), undefined);
+  });
+
+  it('svc: a name holding control characters is refused, escaped, before any read', () => {
+    const r = kdebug(['svc', `nginx-svc${PAYLOAD}`, '--snapshot', snap]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /is not a Service name/);
+    assert.equal(rawLine(r.stderr), undefined);
   });
 
   it('expect -o text: rule lines name the Service and port escaped', () => {
