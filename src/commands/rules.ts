@@ -124,7 +124,9 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       o.file !== undefined && mayHoldSources(head) ? pasteSources(textOf(given)) : undefined;
     if (sources && shown === 'tui') tell(`warning: ${given.file}: ${sourcesSaid(sources)}`);
     const one = sources ? { ...given, bytes: sources.text, sources } : given;
-    const { kind, from } = pasteForm(textOf(one).slice(0, 4096), () => textOf(one));
+    // the head already decoded, unless only the first source's lines are left
+    const oneHead = sources ? sources.text.slice(0, 4096) : head;
+    const { kind, from } = pasteForm(oneHead, () => textOf(one));
     // Cilium's status above another tool's listing: its lines are blank for that tool's reader
     const d = from === undefined ? one : { ...one, bytes: linesFrom(textOf(one), from) };
     if (kind === 'nftables') return nftRules(o, shown, d, g);
