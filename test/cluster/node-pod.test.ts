@@ -522,11 +522,13 @@ describe("the debug Pod's owner and lease", () => {
     const deadlineIn = Date.parse(a[OWNER.deadline]!) - Date.now();
     assert.ok(deadlineIn > 895_000 && deadlineIn <= 900_000, `deadline in ${deadlineIn} ms`);
     const first = a[OWNER.renewed]!;
-    await new Promise((r) => setTimeout(r, 150));
+    const renewals = () => fake.requests.filter((r) => r.method === 'PATCH').length;
+    // two renewals, however slow a loaded machine is (every 40 ms when it is not)
+    for (const until = Date.now() + 10_000; renewals() < 2 && Date.now() < until;)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.ok(renewals() >= 2, `${renewals()} renewals`);
     const renewed = podsIn(fake)[0]!.metadata!.annotations![OWNER.renewed]!;
     assert.ok(renewed > first, `${renewed} after ${first}`);
-    const renewals = () => fake.requests.filter((r) => r.method === 'PATCH').length;
-    assert.ok(renewals() >= 2, `${renewals()} renewals`);
     await p.close();
     const closed = renewals();
     await new Promise((r) => setTimeout(r, 150));
