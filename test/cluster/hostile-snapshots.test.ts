@@ -72,9 +72,11 @@ function aSnapshot(): string {
 const readAll = (f: Facts) => JSON.stringify(f);
 
 /** Reads `path` as a snapshot: its Facts as text, or the SnapshotError's one line. Anything else
- * (another error, a message on two lines, the marker, 5 s) fails the test. */
+ * (another error, a message on two lines, the marker, 5 s of CPU, or four times that waiting: a
+ * hang) fails the test. CPU time, so that other work on a loaded machine does not count. */
 async function outcome(path: string, limitMs = 5000): Promise<string> {
   const t = performance.now();
+  const cpu = process.cpuUsage();
   let out: string;
   try {
     out = readAll(await readSnapshot(path));
@@ -84,7 +86,10 @@ async function outcome(path: string, limitMs = 5000): Promise<string> {
     out = e.message;
   }
   const ms = performance.now() - t;
-  assert.ok(ms < limitMs, `${path}: ${Math.round(ms)} ms`);
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000;
+  assert.ok(cpuMs < limitMs, `${path}: ${Math.round(cpuMs)} ms of CPU`);
+  assert.ok(ms < 4 * limitMs, `${path}: ${Math.round(ms)} ms`);
   assert.ok(!out.includes(MARKER), `${path}: the marker was read: ${out.slice(0, 300)}`);
   return out;
 }
