@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { readSnapshot } from './cluster/snapshot/read.js';
 import { clusterView } from './core/kube/objects.js';
-import { valid } from './core/findings/next-command.js';
+import { quote, valid } from './core/findings/next-command.js';
 
 const SCRIPTS: Record<string, string> = {
   // each answer line becomes one candidate as it is: no compgen -W, nothing in it is expanded;
@@ -175,8 +175,9 @@ async function names(asked: Asked, before: string[], current: string): Promise<s
     const { kubeconfigContexts } = await import('./cluster/kube/kubeconfig.js');
     const kubeconfig = flagValue(before, '--kubeconfig');
     const contexts = await kubeconfigContexts(kubeconfig ? { kubeconfig } : {}).catch(() => []);
-    // a context is the user's own name ("admin@prod", an EKS ARN): printable and one word
-    return starting(contexts.filter((c) => /^[!-~]+$/.test(c)));
+    // a context is any string a kubeconfig holds: offered only where the shell reads it back as
+    // itself ("admin@prod", an EKS ARN), since readline puts a candidate on the line unquoted
+    return starting(contexts.filter((c) => quote(c) === c));
   }
   // svc -A: the Services of every namespace, each NS/NAME; svc NS/NAME (as kubectl takes it):
   // the Services of that namespace

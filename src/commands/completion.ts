@@ -28,7 +28,11 @@ export async function completeCommand(program: Command, words: string[]): Promis
     complete(program, words.length > 0 ? words : ['']),
     late,
   ]);
-  const text = [...candidates, files ? ':0' : ':4'].join('\n') + '\n';
+  // readline puts a candidate on the command line as it is: only words a shell reads back as
+  // themselves, whatever a kubeconfig, snapshot or cluster named (each kind is validated too)
+  const { quote } = await import('../core/findings/next-command.js');
+  const shown = candidates.filter((c) => quote(c) === c);
+  const text = [...shown, files ? ':0' : ':4'].join('\n') + '\n';
   await new Promise((written) => process.stdout.write(text, written));
   process.exit(EXIT.ok); // a read still on its way is not waited for
 }

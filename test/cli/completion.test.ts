@@ -103,8 +103,13 @@ describe('shell completion', () => {
     const file = join(dir, 'config');
     writeFileSync(
       file,
-      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://192.0.2.9:6443"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts:\n- {name: admin@prod, context: {cluster: c, user: u}}\n- {name: admin@staging, context: {cluster: c, user: u}}\n- {name: "x y", context: {cluster: c, user: u}}\ncurrent-context: admin@prod\n',
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://192.0.2.9:6443"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts:\n- {name: admin@prod, context: {cluster: c, user: u}}\n- {name: admin@staging, context: {cluster: c, user: u}}\n- {name: "x y", context: {cluster: c, user: u}}\n- {name: "admin@$(touch$\{IFS}${dir}/PWNED)", context: {cluster: c, user: u}}\n- {name: "arn:aws:eks:us-west-2:123456789012:cluster/prod", context: {cluster: c, user: u}}\ncurrent-context: admin@prod\n`,
     );
+    // a context whose name the shell would run is never put on the command line
+    assert.deepEqual(bash(`kdebug svc web --kubeconfig ${file} --context ar`), [
+      'arn:aws:eks:us-west-2:123456789012:cluster/prod',
+    ]);
+    assert.ok(!existsSync(join(dir, 'PWNED')), 'a context name ran as a command');
     assert.deepEqual(bash(`kdebug svc web --kubeconfig ${file} --context admin@`), [
       'admin@prod',
       'admin@staging',
