@@ -30,10 +30,13 @@ const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 /**
  * Ctrl-C, SIGTERM and SIGHUP delete what kdebug created, then exit with 128 + the signal number;
  * debug Pods are mentioned only when there are some (otherwise, as kubectl, nothing is said).
- * A second Ctrl-C leaves at once (activeDeadlineSeconds and `kdebug cleanup` remain).
+ * A second Ctrl-C leaves at once (activeDeadlineSeconds and `kdebug cleanup` remain). Listened
+ * for only while there is something to release: otherwise the signal's own action ends kdebug,
+ * which a handler cannot do while a synchronous read holds the thread.
  */
 function cleanUpOnSignals(): void {
   let cleaning = false;
+  let listening = false;
   const handler = (signal: NodeJS.Signals) => {
     const code = SIGNAL_EXIT[signal] ?? 1;
     const pods = debugPodsHeld();
@@ -58,7 +61,14 @@ function cleanUpOnSignals(): void {
       process.exit(code);
     });
   };
-  for (const s of Object.keys(SIGNAL_EXIT)) process.on(s, handler);
+  onInterrupt.changed = () => {
+    const want = cleaning || onInterrupt.size > 0;
+    if (want === listening) return;
+    listening = want;
+    for (const s of Object.keys(SIGNAL_EXIT))
+      if (want) process.on(s, handler);
+      else process.off(s, handler);
+  };
 }
 
 /** The help at the terminal's width: where the option column leaves too little room, each

@@ -22,7 +22,7 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
@@ -637,6 +637,7 @@ function hasOpen(pid: number, file: string): boolean | undefined {
 }
 
 interface CliRun {
+  /** The exit status as a shell reports it: 128 + the signal's number where one ended it. */
   code: number | null;
   stdout: string;
   stderr: string;
@@ -646,8 +647,11 @@ interface CliRun {
 }
 
 /** The built CLI, asynchronously, killed after 20 s whatever happens. `signal` is sent once it
- * has `whenOpen` open (it is reading it), or after 1 s where /proc cannot tell. */
-function runCli(args: string[], o: { signal?: NodeJS.Signals; whenOpen?: string } = {}) {
+ * has `whenOpen` open (it is reading it), or after `afterMs` (1 s where /proc cannot tell). */
+function runCli(
+  args: string[],
+  o: { signal?: NodeJS.Signals; whenOpen?: string; afterMs?: number } = {},
+) {
   if (!existsSync(join(ROOT, 'dist', 'cli.js')))
     spawnSync(process.execPath, ['scripts/build.js'], { cwd: ROOT, stdio: 'inherit' });
   return new Promise<CliRun>((resolve) => {
@@ -663,16 +667,18 @@ function runCli(args: string[], o: { signal?: NodeJS.Signals; whenOpen?: string 
     let signalled: number | undefined;
     const poll = setInterval(() => {
       if (!o.signal || child.exitCode !== null) return clearInterval(poll);
-      const reading = hasOpen(child.pid!, o.whenOpen ?? '') ?? performance.now() - t > 1000;
+      const late = performance.now() - t > (o.afterMs ?? 1000);
+      const reading = o.whenOpen === undefined ? late : (hasOpen(child.pid!, o.whenOpen) ?? late);
       if (!reading) return;
       clearInterval(poll);
       signalled = performance.now();
       child.kill(o.signal);
     }, 10);
-    child.on('close', (code) => {
+    child.on('close', (exit, signal) => {
       clearTimeout(kill);
       const now = performance.now();
       const afterSignal = signalled === undefined ? undefined : now - signalled;
+      const code = signal ? 128 + constants.signals[signal] : exit;
       resolve({ code, ...out, ms: now - t, afterSignal });
     });
   });
@@ -738,6 +744,26 @@ describe('the CLI on hostile snapshots: one line, exit 2, and no hang', () => {
     assert.ok(
       r.afterSignal !== undefined,
       `no signal sent: exit ${r.code} after ${Math.round(r.ms)} ms, ${r.stderr.slice(0, 300)}`,
+    );
+    assert.equal(r.code, 130, r.stderr);
+    assert.ok(r.afterSignal < 1000, `${Math.round(r.afterSignal)} ms after SIGINT`);
+  });
+
+  it('Ctrl-C stops the parse of an objects.json whose one object holds 3 million keys (exit 130)', async () => {
+    // under every bound (37 MB, 6 million values), and seconds of one synchronous JSON.parse
+    const dir = aSnapshot();
+    const keys = Array.from({ length: 3_000_000 }, (_, i) => `"k${i}":0`).join(',');
+    writeFileSync(
+      join(dir, 'objects.json'),
+      `{"kind":"List","items":[{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","namespace":"default"},"data":{${keys}}}]}`,
+    );
+    const r = await runCli(['svc', 'x', '--snapshot', dir, '-o', 'text'], {
+      signal: 'SIGINT',
+      afterMs: 3000, // the read is done by then, the parse takes seconds of CPU
+    });
+    assert.ok(
+      r.afterSignal !== undefined,
+      `no signal sent: exit ${r.code} after ${Math.round(r.ms)} ms`,
     );
     assert.equal(r.code, 130, r.stderr);
     assert.ok(r.afterSignal < 1000, `${Math.round(r.afterSignal)} ms after SIGINT`);

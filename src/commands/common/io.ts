@@ -222,9 +222,30 @@ export function textWidth(): { width: number; truncate: boolean } {
   return { width: Math.max(40, columns), truncate: tty };
 }
 
+/** A set of what to release that says when it changes: cli.ts listens for signals only while it
+ * holds something, so that with nothing to release a signal ends kdebug at once, even in the
+ * middle of a long synchronous read (a snapshot's huge objects.json). */
+class Releases extends Set<() => Promise<void>> {
+  changed?: () => void;
+  override add(f: () => Promise<void>): this {
+    super.add(f);
+    this.changed?.();
+    return this;
+  }
+  override delete(f: () => Promise<void>): boolean {
+    const had = super.delete(f);
+    this.changed?.();
+    return had;
+  }
+  override clear(): void {
+    super.clear();
+    this.changed?.();
+  }
+}
+
 /** What to release when kdebug is interrupted (debug Pods, a temporary directory ...); cli.ts
  * runs them. */
-export const onInterrupt = new Set<() => Promise<void>>();
+export const onInterrupt = new Releases();
 
 /** The debug Pod channels of this run until they close: a signal says it deletes Pods only
  * when they hold some. */
