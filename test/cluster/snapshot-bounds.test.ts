@@ -13,7 +13,12 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { keptBound, MAX_RATIO, untarGz } from '../../src/cluster/snapshot/archive.js';
-import { jsonValues, MAX_JSON_VALUES } from '../../src/cluster/snapshot/json-values.js';
+import {
+  jsonValues,
+  MAX_JSON_VALUES,
+  MAX_OBJECT_MEMBERS,
+  objectWiderThan,
+} from '../../src/cluster/snapshot/json-values.js';
 import { readSnapshot, writeSnapshotArchive } from '../../src/cluster/snapshot/read.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { hermetic, ROOT } from '../support/cli.js';
@@ -76,7 +81,33 @@ describe('jsonValues', () => {
   });
 });
 
+describe('objectWiderThan', () => {
+  it('counts the members of each object at its own level, not its arrays nor strings', () => {
+    const wider = (s: string, most: number) => objectWiderThan(Buffer.from(s), most);
+    assert.equal(wider('{"a":1,"b":{"c":1,"d":2},"e":[{"f":1}]}', 3), false);
+    assert.equal(wider('{"a":1,"b":{"c":1,"d":2},"e":[{"f":1}],"g":0}', 3), true);
+    assert.equal(wider('[{"a":1},{"b":1},{"c":1},{"d":1}]', 1), false);
+    assert.equal(wider('{"x":"a:b:c:d:\\":e"}', 1), false);
+  });
+});
+
 describe('a hostile snapshot is refused before it is held', () => {
+  it('an objects.json whose one ConfigMap holds a million keys: refused before it is parsed', () => {
+    const dir = join(tmp, 'wide');
+    mkdirSync(dir);
+    const keys = Array.from({ length: MAX_OBJECT_MEMBERS + 1 }, (_, i) => `"k${i}":0`).join(',');
+    writeFileSync(
+      join(dir, 'objects.json'),
+      `{"kind":"List","items":[{"kind":"ConfigMap","metadata":{"name":"x"},"data":{${keys}}}]}`,
+    );
+    const r = openInSmallHeap(dir, 128);
+    assert.equal(
+      r.stderr,
+      `kdebug: ${join(dir, 'objects.json')}: an object with more than 700,000 fields (the API server stores none over 3 MiB), not read\n`,
+    );
+    assert.equal(r.code, 2);
+  });
+
   it('300 MiB of one Pod repeated in a small archive: refused at the header', () => {
     const pod = JSON.parse(
       readFileSync(join(ROOT, 'snapshots/nginx-svc/objects.json'), 'utf8'),

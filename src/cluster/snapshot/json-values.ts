@@ -42,3 +42,28 @@ function closingQuote(bytes: Buffer, open: number): number {
     if ((at - 1 - b) % 2 === 0) return at;
   }
 }
+
+/**
+ * The most members one JSON object may hold. The API server takes no request body over 3 MiB
+ * and a member is 5 bytes at least (`"":0,`), so no object it stored holds more than ~630,000;
+ * V8 parses an object of millions of keys in time that grows faster than its size.
+ */
+export const MAX_OBJECT_MEMBERS = 700_000;
+
+const [OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, COLON] = [123, 125, 91, 93, 58];
+
+/** Whether some object in a JSON text holds more than `most` members (its ":" outside strings,
+ * counted per nesting level); stops at the first. Invalid text is left to JSON.parse. */
+export function objectWiderThan(bytes: Buffer, most = MAX_OBJECT_MEMBERS): boolean {
+  const members: number[] = []; // per open container: members so far, -1 for an array
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === QUOTE) i = closingQuote(bytes, i);
+    else if (b === OPEN_OBJECT) members.push(0);
+    else if (b === OPEN_ARRAY) members.push(-1);
+    else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) members.pop();
+    else if (b === COLON && members.length > 0 && members[members.length - 1]! >= 0)
+      if (++members[members.length - 1]! > most) return true;
+  }
+  return false;
+}

@@ -39,7 +39,7 @@ import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../../core/mo
 import { typedMeta } from '../../core/facts/meta.js';
 import type { NodeError } from '../../core/nodes/access.js';
 import { inputBytes, inputText } from '../../core/facts/input-text.js';
-import { jsonValues, MAX_JSON_VALUES } from './json-values.js';
+import { jsonValues, MAX_JSON_VALUES, MAX_OBJECT_MEMBERS, objectWiderThan } from './json-values.js';
 
 export { SnapshotError } from './files.js';
 
@@ -295,6 +295,12 @@ function parseObjects(file: string, bytes: Buffer): KubeObject[] {
     throw new SnapshotError(
       file,
       `more than ${MAX_JSON_VALUES.toLocaleString('en')} JSON values (a 5,000-node snapshot holds ~3 million), not read`,
+    );
+  // a text too short to hold such an object is not scanned
+  if (utf8.length > 4 * MAX_OBJECT_MEMBERS && objectWiderThan(utf8))
+    throw new SnapshotError(
+      file,
+      `an object with more than ${MAX_OBJECT_MEMBERS.toLocaleString('en')} fields (the API server stores none over 3 MiB), not read`,
     );
   const text = inputText(bytes);
   let parsed: unknown;
