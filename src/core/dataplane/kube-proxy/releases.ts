@@ -56,7 +56,8 @@ export const NEWEST: Release = { minor: NEWEST_MODELLED };
 export const isModelled = (r: Release) => r.minor >= OLDEST_MODELLED && r.minor <= NEWEST_MODELLED;
 
 /** Something a node's rules hold that tells which release wrote them: what `change`'s release
- * and later write (`since`), or what only the releases before it write. */
+ * and later write (`since`), or what only the releases before it write. Only what is there is a
+ * sign: a rule, chain or set missing may be a fault, and tells no release. */
 export interface Sign {
   what: string;
   change: Change;
@@ -102,7 +103,7 @@ export function modelledRelease(
     const minor = clamp(asked.minor, OLDEST_MODELLED, NEWEST_MODELLED);
     return { release: { minor }, note: `${unmodelled}: written as v1.${minor} writes it` };
   }
-  const agree = shown.oldest <= shown.newest;
+  const agree = shown.signs.length > 0 && shown.oldest <= shown.newest;
   const [oldest, newest] = agree
     ? [shown.oldest, shown.newest]
     : [OLDEST_MODELLED, NEWEST_MODELLED];
@@ -111,18 +112,15 @@ export function modelledRelease(
   const bounding = shown.signs.filter(
     (s) => !agree || CHANGES[s.change] - (s.since ? 0 : 1) === (s.since ? oldest : newest),
   );
-  const signs = bounding
-    .map(
-      (s) =>
-        `${s.what}: ${s.since ? `1.${CHANGES[s.change]} or later` : `1.${CHANGES[s.change] - 1} or earlier`}`,
-    )
-    .join('; ');
+  const signs = bounding.map(signText).join('; ');
   const span = oldest === newest ? `v1.${oldest}` : `1.${oldest}-1.${newest}`;
-  // "kube-proxy 1.34-1.35 (a mark-for-masquerade chain: 1.35 or earlier; ...)"
+  // "kube-proxy 1.34-1.35 (a rule jumping to mark-for-masquerade: 1.35 or earlier; ...)"
   const by =
     shown.signs.length === 0
-      ? 'any modelled kube-proxy (it holds nothing that only some of them write)'
-      : `${agree ? `kube-proxy ${span}` : 'no one modelled release'} (${signs})`;
+      ? 'a release not known from the table (it holds nothing only some releases write)'
+      : agree
+        ? `kube-proxy ${span} (${signs})`
+        : `a release not known from the table (its signs disagree: ${signs})`;
   const why = unmodelled ?? "kube-proxy's version was not read";
   return {
     release: { minor },
@@ -130,6 +128,10 @@ export function modelledRelease(
     writtenBy: `${by}, by its table; ${why}: compared as v1.${minor}`,
   };
 }
+
+/** "a hairpin-connections set: 1.36 or later" */
+const signText = (s: Sign) =>
+  `${s.what}: ${s.since ? `1.${CHANGES[s.change]} or later` : `1.${CHANGES[s.change] - 1} or earlier`}`;
 
 /** "1.30-1.37" */
 export const releaseRange = () => `1.${OLDEST_MODELLED}-1.${NEWEST_MODELLED}`;

@@ -1,60 +1,74 @@
 // Which kube-proxy releases wrote an nftables table, by what it holds that only some releases
-// write (kube-proxy/releases.ts CHANGES): where a node's version was not read or is not modelled,
-// expect and drift model the release its table shows, as iptables drift reads its dump's signs.
+// write (kube-proxy/releases.ts CHANGES): where a node's version was not read, is not modelled or
+// is newer than its table allows, expect and drift model the release its table shows. Only what
+// is there is a sign, and only where a later release would have rewritten it: a missing rule, set
+// or chain may be a fault, and a chain an older release made outlives an upgrade (a newer
+// kube-proxy deletes only Service chains it no longer writes, pkg/proxy/nftables/proxier.go).
 import { shownBy, type Shown, type Sign } from '../../kube-proxy/releases.js';
 import { verdictOf, type NftExpr, type NftRule, type NftTable } from '../read/listing.js';
 import { isObject } from '../trees/expr.js';
 import { portChain } from '../trees/port-chain.js';
 
-/** The releases `t` reads as written by. Cheap: a few chains and sets by name, then the
- * Service chains only until the first that tells what the others do not. */
+/** Base chains up to 1.32 hooked at priority -110 (dstnat - 10), which 1.33 and later re-create at
+ * 0 (filter) on their first sync. */
+const FILTER_HOOKED = ['filter-input', 'filter-forward', 'filter-output'];
+
+/** The releases `t` reads as written by. Cheap: a few chains and sets by name, then the rules of
+ * the Service chains until each kind of sign they may hold is found. */
 export function nftShown(t: NftTable): Shown {
   const signs: Sign[] = [];
   const shows = (what: string, change: Sign['change'], since: boolean) =>
     signs.push({ what, change, since });
-  if (t.chain('filter-output-post-dnat'))
-    shows('a filter-output-post-dnat chain', 'nftPreDnatFilterChains', false);
   if (t.chain('filter-prerouting-pre-dnat') || t.chain('filter-output-pre-dnat'))
     shows('filter-*-pre-dnat chains', 'nftPreDnatFilterChains', true);
-  const markChain = t.chain('mark-for-masquerade') !== undefined;
-  if (markChain) shows('a mark-for-masquerade chain', 'nftInlineMasquerade', false);
-  const hairpin = t.set('hairpin-connections') !== undefined;
-  if (hairpin) shows('a hairpin-connections set', 'nftInlineMasquerade', true);
-  const fw = t.set('firewall-ips')?.elements[0];
-  if (fw)
-    shows(
-      `firewall-ips elements ${fw.comment ? 'with' : 'without'} a comment`,
-      'nftFirewallElementUncommented',
-      !fw.comment,
-    );
-  // before 1.36 the Service chain marks cluster IP traffic (with its port before 1.34); from 1.36
-  // it DNATs itself, through a numgen map of one element before 1.37, straight to the one after
-  let masq = !markChain;
-  let dnat = !hairpin;
+  const early = FILTER_HOOKED.find((name) => t.chain(name)?.prio === -110);
+  if (early) shows(`${early} at priority -110`, 'nftPreDnatFilterChains', false);
+  if (t.set('hairpin-connections')) shows('a hairpin-connections set', 'nftInlineMasquerade', true);
+  // kube-proxy 1.31 and later write firewall-ips elements with no comment: a comment is a sign,
+  // its absence none
+  if (t.set('firewall-ips')?.elements.some((e) => e.comment))
+    shows('firewall-ips elements with a comment', 'nftFirewallElementUncommented', false);
+  // the rules of the Service chains, rewritten on every full sync: before 1.36 they jump to
+  // mark-for-masquerade (the Service chain's cluster IP rule with its port before 1.34); from
+  // 1.36 the Service chain DNATs itself, through a numgen map, of one element before 1.37 where
+  // there is one endpoint, straight to it after
+  const found = new Set<string>();
+  const once = (key: string, what: string, change: Sign['change'], since: boolean) => {
+    if (found.has(key)) return;
+    found.add(key);
+    shows(what, change, since);
+  };
   for (const c of t.chains) {
-    if (masq && dnat) break;
+    if (found.has('mark') && found.has('port') && found.has('map') && found.has('one')) break;
     const kind = portChain(c.name)?.kind;
-    if (kind !== 'service' && kind !== 'local') continue;
+    if (kind === undefined) continue;
+    const own = kind === 'service' || kind === 'local';
     for (const r of c.rules) {
-      const fields = !masq && jumpsToMasquerade(r) ? matchedFields(r) : undefined;
-      if (fields?.has('daddr')) {
-        masq = true;
-        const port = fields.has('dport');
-        shows(
-          `a Service chain's masquerade rule ${port ? 'with' : 'without'} its port`,
-          'nftMasqueradeWithoutPort',
-          !port,
-        );
-      } else if (!dnat) {
-        const to = dnatTo(r);
-        if (to === undefined || to === 'numgen-many') continue;
-        dnat = true;
-        shows(
+      if (jumpsToMasquerade(r)) {
+        once('mark', 'a rule jumping to mark-for-masquerade', 'nftInlineMasquerade', false);
+        const fields = own ? matchedFields(r) : undefined;
+        if (fields?.has('daddr')) {
+          const port = fields.has('dport');
+          once(
+            'port',
+            `a Service chain's masquerade rule ${port ? 'with' : 'without'} its port`,
+            'nftMasqueradeWithoutPort',
+            !port,
+          );
+        }
+        continue;
+      }
+      const to = own ? dnatTo(r) : undefined;
+      if (to === undefined) continue;
+      if (to !== 'straight')
+        once('map', "a Service chain's DNAT through a numgen map", 'nftInlineMasquerade', true);
+      if (to !== 'numgen-many')
+        once(
+          'one',
           `a one-endpoint Service chain's DNAT ${to === 'numgen-one' ? 'through a numgen map' : 'straight to it'}`,
           'nftSingleEndpointDnat',
           to === 'straight',
         );
-      }
     }
   }
   return shownBy(signs);
