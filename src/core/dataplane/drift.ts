@@ -4,7 +4,7 @@
 import { computed, judged, seen } from '../findings/evidence.js';
 import { type NextCommand } from '../findings/next-command.js';
 import type { Evidence, Finding, ServicePortName, Severity } from '../model.js';
-import type { Release } from './kube-proxy/releases.js';
+import type { Release, ReleaseDisagrees } from './kube-proxy/releases.js';
 import type { IPFamily } from '../ipv6.js';
 import type { DriftId } from './drift-ids.js';
 import type { SettingStated } from './cilium/agent/provenance.js';
@@ -149,8 +149,8 @@ export interface NodeDrift {
   writtenBy?: string;
   /** The release read for the node is newer than any its rules' signs allow ("v1.28", "v1.19"):
    * they were not written by it; null where they agree; absent where no release was read for the
-   * node or its rules are not kube-proxy's iptables ones. */
-  releaseDisagrees?: { read: string; upTo: string } | null;
+   * node or its rules are not kube-proxy's iptables or nftables ones. */
+  releaseDisagrees?: ReleaseDisagrees | null;
   /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules: what
    * was read of it (its own table, its BPF maps alone, or both: the table against the maps), and
    * whether its backends' states were. */

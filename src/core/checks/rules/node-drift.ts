@@ -95,7 +95,7 @@ export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode
 
 /** The release read for the node and the one its rules are spelled by disagree: said once, with
  * both sources, as a sign that the running kube-proxy is not what wrote them. */
-function disagreement(
+export function disagreement(
   ctx: CheckContext,
   na: NodeAnalysis,
   svc: Service,
@@ -109,7 +109,7 @@ function disagreement(
     'warn',
     `kube-proxy ${version?.value.text ?? d.read} read, rules spelled as ${d.upTo} or earlier writes them`,
     {
-      explanation: `kube-proxy on ${node} is ${version?.value.text ?? d.read} by what was read for it, yet its rules carry signs of a kube-proxy ${d.upTo} or earlier (${source}). A kube-proxy of that release rewrites them on its first sync, so these were written by another: a stale kube-proxy still running there, its rules never rewritten, or a fork that spells them its own way. Where the rules route ${svc.namespace}/${svc.name} is compared by behaviour all the same.`,
+      explanation: `kube-proxy on ${node} is ${version?.value.text ?? d.read} by what was read for it, yet its rules carry signs of a kube-proxy ${d.upTo} or earlier (${source}). A kube-proxy of that release rewrites them on its first sync, so these were written by another: a stale kube-proxy still running there, its rules never rewritten, or a fork that spells them its own way. Where the rules route ${svc.namespace}/${svc.name} is compared ${d.comparedAs ? `with what ${d.comparedAs} writes` : 'by behaviour'} all the same.`,
       evidence: [
         ...(version ? [version.evidence] : []),
         seen(`${source}: ${na.drift(ctx.scope).writtenBy ?? ''}`, { node, source }),

@@ -32,6 +32,7 @@ import {
 import { notStarted } from '../../dataplane/cilium/agent/refused.js';
 import { byAddress } from './read-for-service.js';
 import { matchedOn } from './compared.js';
+import { disagreement } from './node-drift.js';
 
 const finding = findingOf('rules');
 
@@ -174,7 +175,11 @@ export function tableNode(
   const ignored = [...ciliumIgnoredRanges(ctx, n, svc), ...ciliumPodAbsent(ctx, n)];
   // a frontend a Local Redirect Policy takes: its endpoints are not where this node sends it
   const redirects = ciliumRedirected(node, drift.notes ?? [], names);
-  const drifted = on(out, false).concat(on([...beside, ...redirects, ...ignored]));
+  // the release read is newer than the table's signs allow: said as in iptables mode (node-drift.ts)
+  const disagrees = drift.releaseDisagrees
+    ? [disagreement(ctx, n, svc, read.source, drift.releaseDisagrees)]
+    : [];
+  const drifted = on(out, false).concat(on([...beside, ...disagrees, ...redirects, ...ignored]));
   const uncompared = dataplane?.notCompared(drift);
   // a part without which whether the node forwards the Service is not known: no match said
   const forwarding = dataplane?.forwardingNotRead?.(drift);

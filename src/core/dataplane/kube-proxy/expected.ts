@@ -27,7 +27,13 @@ import {
   type KubeProxyConfig,
   type Service,
 } from '../../kube/objects.js';
-import { isModelled, modelledRelease, writes, type Release, type Shown } from './releases.js';
+import {
+  modelledRelease,
+  writes,
+  type Release,
+  type ReleaseDisagrees,
+  type Shown,
+} from './releases.js';
 import {
   detectorOf,
   nodeOf,
@@ -61,8 +67,8 @@ export interface ExpectOptions {
   /** The node runs the nftables proxier, which writes `masquerade fully-random` whatever the
    * node's iptables (no --random-fully to assume). */
   nftables?: boolean;
-  /** What the node's own rules show of the release that wrote them (nftables: its table), read
-   * only where `release` is not a modelled one: that release is written then. */
+  /** What the node's own rules show of the release that wrote them (nftables: its table): where
+   * `release` is not a modelled one, or is newer than they allow, theirs is written. */
   shown?: () => Shown;
   /** The objects kube-proxy may read that the capture did not (an unread kind is not empty). */
   unread?: EndpointsUnread;
@@ -84,6 +90,8 @@ export interface ExpectedRules {
   /** Who the node's rules read as written by, where the release modelled was taken from them
    * (`shown`), in drift's words. */
   writtenBy?: string;
+  /** The release requested is newer than any the node's rules allow (`shown`): theirs is modelled. */
+  releaseDisagrees?: ReleaseDisagrees;
   /** The objects that release takes the endpoints from (its own, not the modelled one's). */
   endpointsFrom: EndpointSource;
   options: Required<
@@ -142,10 +150,7 @@ export function expectedRules(
     nftables,
     ...rest
   } = definedOnly(options);
-  const { release, note, writtenBy } = modelledRelease(
-    asked,
-    asked && isModelled(asked) ? undefined : shown?.(),
-  );
+  const { release, note, writtenBy, releaseDisagrees } = modelledRelease(asked, shown?.());
   if (note) notes.push(note);
   // before 1.37 the iptables proxier asks iptables whether it has --random-fully: said by the
   // node's rules (the nftables proxier writes `masquerade fully-random` always)
@@ -219,6 +224,7 @@ export function expectedRules(
     endpointsFrom,
     ...(asked ? { requested: asked } : {}),
     ...(writtenBy ? { writtenBy } : {}),
+    ...(releaseDisagrees ? { releaseDisagrees } : {}),
     options: opts,
     masqueradeMark,
     localDetector,

@@ -81,29 +81,47 @@ export function shownBy(signs: Sign[]): Shown {
   return { signs, oldest, newest };
 }
 
+/** The release read for a node is newer than any its rules' signs allow ("v1.37", "v1.32"): the
+ * rules were not written by it. `comparedAs`: the release they were compared with instead (a
+ * table, by the signs it holds); absent where they are compared by behaviour (iptables). */
+export interface ReleaseDisagrees {
+  read: string;
+  upTo: string;
+  comparedAs?: string;
+}
+
 /**
- * The release to model for `asked` (undefined: not read), and a note when it is not one of the
- * modelled releases. A modelled release read for the node is modelled whatever its rules show;
- * else, where the node's rules were read (`shown`), the release they read as written by (the
- * nearest to `asked` in that range, the newest where none was read), with who wrote them in
- * drift's words (`writtenBy`); else the nearest modelled one (undefined: the newest).
+ * The release to model for `asked` (undefined: not read), and a note when it is not what was
+ * read. Where the node's rules were read (`shown`), a read release newer than any their signs
+ * allow disagrees with them: the newest they allow is modelled, and both are said. Else a
+ * modelled release read is modelled; an unmodelled or unread one takes the release the rules
+ * read as written by (the nearest to `asked` in that range, the newest where none was read), with
+ * who wrote them in drift's words (`writtenBy`); no rules: the nearest modelled one (undefined:
+ * the newest).
  */
 export function modelledRelease(
   asked: Release | undefined,
   shown?: Shown,
-): { release: Release; note?: string; writtenBy?: string } {
-  if (asked && isModelled(asked)) return { release: asked };
+): {
+  release: Release;
+  note?: string;
+  writtenBy?: string;
+  releaseDisagrees?: ReleaseDisagrees;
+} {
+  const agree = shown !== undefined && shown.signs.length > 0 && shown.oldest <= shown.newest;
+  if (asked && isModelled(asked) && !(agree && asked.minor > shown.newest))
+    return { release: asked };
   const clamp = (minor: number, oldest: number, newest: number) =>
     Math.min(newest, Math.max(oldest, minor));
   const unmodelled =
     asked &&
+    !isModelled(asked) &&
     `kube-proxy v1.${asked.minor} is not a modelled release (kdebug models ${releaseRange()})`;
   if (!shown) {
     if (!asked) return { release: NEWEST };
     const minor = clamp(asked.minor, OLDEST_MODELLED, NEWEST_MODELLED);
     return { release: { minor }, note: `${unmodelled}: written as v1.${minor} writes it` };
   }
-  const agree = shown.signs.length > 0 && shown.oldest <= shown.newest;
   const [oldest, newest] = agree
     ? [shown.oldest, shown.newest]
     : [OLDEST_MODELLED, NEWEST_MODELLED];
@@ -121,7 +139,20 @@ export function modelledRelease(
       : agree
         ? `kube-proxy ${span} (${signs})`
         : `a release not known from the table (its signs disagree: ${signs})`;
-  const why = unmodelled ?? "kube-proxy's version was not read";
+  if (asked && isModelled(asked)) {
+    const read = `kube-proxy v1.${asked.minor} was read for this node`;
+    return {
+      release: { minor },
+      note: `${read}, yet its table reads as written by ${by}: written as v1.${minor} writes it`,
+      writtenBy: `${by}, by its table, not the v1.${asked.minor} read for this node (a kube-proxy that is not the one running, or a fork): compared as v1.${minor}`,
+      releaseDisagrees: {
+        read: `v1.${asked.minor}`,
+        upTo: `v1.${newest}`,
+        comparedAs: `v1.${minor}`,
+      },
+    };
+  }
+  const why = unmodelled || "kube-proxy's version was not read";
   return {
     release: { minor },
     note: `${why}; its table reads as written by ${by}: written as v1.${minor} writes it`,

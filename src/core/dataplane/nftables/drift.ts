@@ -114,6 +114,8 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     tables: [`${table.family} ${table.name}`],
     servicePorts: exp.servicePorts.length,
     ...(exp.writtenBy ? { writtenBy: exp.writtenBy } : {}),
+    // said only where a release was read for the node to check the table against: null, they agree
+    ...(exp.requested ? { releaseDisagrees: exp.releaseDisagrees ?? null } : {}),
     findings,
     ...(unread.length > 0 ? { notRead: [unreadNote(node, source, unread)] } : {}),
     drifted: findings.some(isDrift),

@@ -8,6 +8,7 @@ import type { DriftContext } from './context.js';
 import { rulesOf, type RuleLine } from '../../kube-proxy/expected.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Table } from '../read/parse.js';
+import type { ReleaseDisagrees } from '../../kube-proxy/releases.js';
 import { hostCidr } from '../../../ipv6.js';
 import { foldByBehaviour, said, type Diff, type Other } from './behaviour/by-behaviour.js';
 import { caughtByExtraRules, mayDivert } from './behaviour/caught.js';
@@ -174,12 +175,6 @@ export function writtenByOf(c: Pick<DriftContext, 'nat' | 'filter' | 'exp'>): {
     writtenBy: `an older kube-proxy than the ${releaseDisagrees.read} read for this node (its rules are not that release's: a kube-proxy that is not the one running, or a fork): ${signs.text}`,
     releaseDisagrees,
   };
-}
-
-/** The release read for a node and the newest its rules' signs allow, where the first is newer. */
-export interface ReleaseDisagrees {
-  read: string;
-  upTo: string;
 }
 
 /** Who wrote a dump kdebug does not model: the release the caller named, else an older
