@@ -3,7 +3,7 @@
 // from the cluster is ever spliced into a shell string.
 import type { NodeCommand } from '../core/nodes/commands.js';
 import type { KubeObject, SnapshotMeta } from '../core/model.js';
-import type { Pod } from '../core/kube/objects.js';
+import type { Node, Pod } from '../core/kube/objects.js';
 
 export { commandStem, type NodeCommand } from '../core/nodes/commands.js';
 
@@ -79,6 +79,9 @@ export interface Cluster {
   /** The Pods the API reads returned, before any node command: a node's agent Pod among them
    * is not asked for again. */
   podsRead?(pods: readonly Pod[]): void;
+  /** The Nodes the API reads returned, before any node command: where one's kubelet is down,
+   * nothing is exec'd through it. */
+  nodesRead?(nodes: readonly Node[]): void;
   /** Releases connections and removes anything kdebug created (debug Pods). */
   close(): Promise<void>;
 }

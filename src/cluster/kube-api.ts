@@ -260,6 +260,12 @@ export class KubeApi extends KubeConnection {
     const expired = new Promise<'timeout'>(
       (resolve) => (timer = setTimeout(() => resolve('timeout'), ms)),
     );
+    // an API server dials an unreachable kubelet for 30 s: a stream not open by now will not be
+    const startMs = Math.min(ms, EXEC_START_MS);
+    let startTimer: NodeJS.Timeout | undefined;
+    const notStarted = new Promise<'timeout'>(
+      (resolve) => (startTimer = setTimeout(() => resolve('timeout'), startMs)),
+    );
     try {
       const connecting = new this.k8s.Exec(this.config.kc).exec(
         namespace,
@@ -275,7 +281,8 @@ export class KubeApi extends KubeConnection {
           status = s as KubeStatus;
         },
       );
-      const ws = await Promise.race([connecting, expired]);
+      const ws = await Promise.race([connecting, notStarted]);
+      clearTimeout(startTimer);
       if (ws === 'timeout') {
         void connecting.then(
           (w) => w.close(),
@@ -283,7 +290,7 @@ export class KubeApi extends KubeConnection {
         );
         return result({
           exitCode: null,
-          error: `exec in pod ${namespace}/${pod} did not connect within ${ms / 1000}s`,
+          error: `exec in pod ${namespace}/${pod} did not start within ${startMs / 1000}s (is its node's kubelet reachable from the API server?)`,
           lost: true,
         });
       }
@@ -320,6 +327,7 @@ export class KubeApi extends KubeConnection {
       });
     } finally {
       clearTimeout(timer);
+      clearTimeout(startTimer);
     }
   }
 
@@ -365,6 +373,10 @@ export class KubeApi extends KubeConnection {
     return `${what} failed: the API server answered ${code}`;
   }
 }
+
+/** How long an exec's stream may take to open: the API server's upgrade answered, the kubelet
+ * reached through it (a loaded lab's take under 2.5 s; a kubelet that is down, its dial timeout). */
+export const EXEC_START_MS = 5_000;
 
 /** How much of a command's stderr is kept: only its first line is told. */
 const STDERR_KEPT = 64 * 1024;

@@ -1,7 +1,7 @@
 // A live cluster behind the Cluster interface: API reads through the user's kubeconfig, node
 // commands through whichever node transport is plugged in (exec in kube-proxy, a debug Pod, SSH).
 import type { SnapshotMeta } from '../core/model.js';
-import type { Pod } from '../core/kube/objects.js';
+import type { Node, Pod } from '../core/kube/objects.js';
 import type { Cluster, NodeCommand, NodeResult, ReadRequest } from './cluster.js';
 import { commandStem } from './cluster.js';
 import { KubeApi } from './kube-api.js';
@@ -18,6 +18,8 @@ export interface NodeTransport {
   done?(node: string): Promise<void>;
   /** The Pods the API reads returned (kube-proxy's and the agents' among them). */
   podsRead?(pods: readonly Pod[]): void;
+  /** The Nodes the API reads returned (a kubelet that stopped posting its status takes no exec). */
+  nodesRead?(nodes: readonly Node[]): void;
   /** Per node: which way ran which commands, and why others were skipped. */
   describe?(): NodeAccess[];
 }
@@ -79,6 +81,11 @@ export class KubeCluster implements Cluster {
   /** The Pods the API reads returned: the node channels find the agents' Pods there. */
   podsRead(pods: readonly Pod[]): void {
     this.transport.podsRead?.(pods);
+  }
+
+  /** The Nodes the API reads returned: the node channels skip a kubelet the API shows down. */
+  nodesRead(nodes: readonly Node[]): void {
+    this.transport.nodesRead?.(nodes);
   }
 
   /** Nothing more will run on this node: its debug Pod, if any, is deleted now, not at the end

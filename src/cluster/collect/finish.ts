@@ -135,6 +135,7 @@ export async function startEarly(
   const commands = early.commands(base, analysis);
   if (nodes.length === 0 || commands.length === 0) return undefined;
   cluster.podsRead?.(analysis.view.pods);
+  cluster.nodesRead?.(analysis.view.nodes);
   const byService = o.rulesOf ? { view: analysis.view, target: o.rulesOf, code } : undefined;
   const tally: NodeTally = { read: 0, failed: 0, left: 0 };
   const fold = new NodeErrorFold();
@@ -197,7 +198,10 @@ export async function finish(
     typeof o.nodeCommands === 'function' ? o.nodeCommands(base, analysis) : (o.nodeCommands ?? []);
   const view = o.rulesOf ? analysis.view : undefined;
   // the agents' Pods are in hand: the node channels need not list them again
-  if (commands.length > 0) cluster.podsRead?.(analysis.view.pods);
+  if (commands.length > 0) {
+    cluster.podsRead?.(analysis.view.pods);
+    cluster.nodesRead?.(analysis.view.nodes);
+  }
   const byService = view && o.rulesOf ? { view, target: o.rulesOf, code } : undefined;
   const fold = early?.fold ?? new NodeErrorFold();
   const { outputs, notKept, wholeWhy } = await readNodes(

@@ -2,7 +2,7 @@
 // channel: exec in the node's kube-proxy Pod, a privileged debug Pod, or SSH to the node's
 // address. `auto` tries them in that order for every command, falls through when one cannot
 // serve, and records per node which one ran what and why the others were skipped.
-import { toNode, type Pod } from '../../core/kube/objects.js';
+import { toNode, type Node, type Pod } from '../../core/kube/objects.js';
 import type { NodeAccess, TransportName } from '../../core/nodes/access.js';
 import { ownWords, SameWayFold } from '../../core/nodes/errors.js';
 import type { NodeCommand, NodeResult } from '../cluster.js';
@@ -29,6 +29,16 @@ const NAMES: Record<TransportName, string> = {
   pod: 'debug Pod',
   ssh: 'SSH',
 };
+
+/** Why the API shows a Node's kubelet unreachable (the node controller's Ready Unknown, or its
+ * unreachable taint): an exec through it would wait for the API server's dial to time out. */
+function kubeletDown(n: Node): string | undefined {
+  const unknown = n.readyCondition?.status === 'Unknown';
+  const taint = n.downTaints.some((t) => t.startsWith('node.kubernetes.io/unreachable:'));
+  if (!unknown && !taint) return undefined;
+  const shown = unknown ? 'Ready Unknown' : 'tainted node.kubernetes.io/unreachable';
+  return `Node ${n.name}'s kubelet is unreachable as the API shows it (${shown}): not exec'd through it`;
+}
 
 /** SSH to the node's address from its Node object (--ssh-address-type), with ~/.ssh/config. */
 export class SshChannel implements NodeChannel {
@@ -121,6 +131,8 @@ export class NodeAccessTransport implements NodeTransport {
   });
   /** Each command's stem once, however many nodes name it. */
   private readonly stems = new Map<string, string>();
+  /** Nodes whose kubelet the API shows unreachable: no channel through it is tried there. */
+  private readonly kubeletDown = new Map<string, string>();
 
   constructor(private readonly channels: NodeChannel[]) {}
 
@@ -156,7 +168,10 @@ export class NodeAccessTransport implements NodeTransport {
     for (const channel of serving) {
       const key = `${channel.name} ${node}`;
       const cannot = channel.cannotRun(command);
-      const why = cannot ?? this.dead.get(key);
+      const why =
+        cannot ??
+        this.dead.get(key) ??
+        (channel.name !== 'ssh' ? this.kubeletDown.get(node) : undefined);
       if (why !== undefined) {
         lost ||= cannot === undefined && this.broken.has(key);
         this.skip(node, channel.name, why, stem, cannot !== undefined);
@@ -271,6 +286,14 @@ export class NodeAccessTransport implements NodeTransport {
 
   podsRead(pods: readonly Pod[]): void {
     for (const c of this.channels) c.podsRead?.(pods);
+  }
+
+  nodesRead(nodes: readonly Node[]): void {
+    for (const n of nodes) {
+      const down = kubeletDown(n);
+      if (down) this.kubeletDown.set(n.name, down);
+      else this.kubeletDown.delete(n.name);
+    }
   }
 
   async done(node: string): Promise<void> {

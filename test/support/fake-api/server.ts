@@ -708,6 +708,8 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     };
     requests.push(record);
     if (options.drop?.(record)) return void socket.destroy();
+    // an upgrade never answered: the kubelet behind it is not reached (closed with the server)
+    if (options.stall?.(record)) return;
     const reject = (code: number, body: unknown) => {
       const text = JSON.stringify(body);
       socket.end(
