@@ -375,8 +375,9 @@ export class KubeApi extends KubeConnection {
 }
 
 /** How long an exec's stream may take to open: the API server's upgrade answered, the kubelet
- * reached through it (a loaded lab's take under 2.5 s; a kubelet that is down, its dial timeout). */
-export const EXEC_START_MS = 5_000;
+ * reached through it (a loaded lab's take under 2.5 s; a managed cluster's tunnel to its kubelets
+ * adds seconds; a kubelet that is down, the API server's 30 s dial). */
+export const EXEC_START_MS = 10_000;
 
 /** How much of a command's stderr is kept: only its first line is told. */
 const STDERR_KEPT = 64 * 1024;
