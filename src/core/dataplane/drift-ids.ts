@@ -27,6 +27,7 @@ export type DriftId =
   | 'service-traffic-diverted'
   | 'jump-target-missing'
   | 'table-not-captured'
+  | 'other-mode-leftover'
   | 'element-chain-missing'
   | 'endpoint-not-in-numgen'
   | 'vip-not-on-kube-ipvs0'
@@ -76,6 +77,8 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'service-traffic-diverted': 'error',
   'jump-target-missing': 'error',
   'table-not-captured': 'info',
+  // leftovers.ts says it as an error where they DNAT to stale endpoints, info where unhooked
+  'other-mode-leftover': 'warning',
   'element-chain-missing': 'error',
   'endpoint-not-in-numgen': 'warning',
   'vip-not-on-kube-ipvs0': 'error',
@@ -130,6 +133,8 @@ export const NOT_FORWARDED: Record<DriftId, boolean> = {
   'service-traffic-diverted': true,
   'jump-target-missing': true,
   'table-not-captured': false,
+  // the live rules still forward; the leftover takes some connections besides, said itself
+  'other-mode-leftover': false,
   'element-chain-missing': true,
   'endpoint-not-in-numgen': true,
   'vip-not-on-kube-ipvs0': true,

@@ -128,9 +128,11 @@ export class Analysis {
   private shownMode(name: string): { mode: string; source: string } | undefined {
     const dump = nodeDump(this.facts, name);
     const mode = dump && this.node(name).signs(dump.stem)?.mode;
-    if (mode) return { mode, source: dump.source };
     // kube-proxy writes its nftables table in nftables mode only (other modes delete it)
     const nft = this.node(name).nft();
+    // both: one mode's rules are the other's leftovers (leftovers.ts), the rules tell not which
+    if (mode && nft?.table) return undefined;
+    if (mode) return { mode, source: dump.source };
     if (nft?.table) return { mode: 'nftables', source: nft.source };
     // IPVS virtual servers: kube-proxy writes them in IPVS mode only
     const ipvs = this.ipvsTable(name);

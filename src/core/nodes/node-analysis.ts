@@ -20,6 +20,8 @@ import { nodeNetwork, type NodeNetwork, type TracePacket } from '../dataplane/tr
 import type { TraceResult } from '../dataplane/trace/trace.js';
 import type { Traced } from '../dataplane/trace/answer.js';
 import { unavailableText, type DriftUnavailable } from './drift-unavailable.js';
+import { leftoverFinding, type OtherModeState } from './leftovers.js';
+import { kubectl, onNode as onNodeCommand, valid } from '../findings/next-command.js';
 import { NodeExpected } from './node-expected.js';
 import { scopeKey, type Scope } from './node-reads.js';
 
@@ -198,12 +200,57 @@ export class NodeAnalysis extends NodeExpected {
         ...(found.notes ? { notes: found.notes.map(onNode) } : {}),
         ...(found.notRead ? { notRead: found.notRead.map(onNode) } : {}),
       };
+      // the other mode's rules kube-proxy left on the node act beside the live ones
+      const left = this.leftover(scope);
+      if (left)
+        d = { ...d, findings: [...d.findings, onNode(left)], drifted: d.drifted || !left.info };
       // kube-proxy's rules beside a Cilium agent serving some kinds ahead of them
       if (dataplane.mode !== 'cilium' && !found.ciliumBeside)
         d = servedByCilium(d, this.analysis.state(this.name).cilium?.replacement);
       this.driftMemo.set(key, d);
     }
     return d;
+  }
+
+  /** The other proxy mode's kube-proxy state beside the live mode's, as one finding
+   * (leftovers.ts): iptables rules in nftables mode, the nftables table in iptables or IPVS mode. */
+  private leftover(scope: Scope): DriftFinding | undefined {
+    const other = this.otherMode(scope);
+    if (!other) return undefined;
+    const current = new Map<string, Set<string>>();
+    for (const sp of this.expected(scope).servicePorts)
+      current.set(
+        sp.name,
+        new Set(
+          [...sp.clusterEndpoints, ...sp.localEndpoints, ...sp.reachableEndpoints].map(
+            (e) => e.address,
+          ),
+        ),
+      );
+    const pod = this.analysis.index.kubeProxyPod(this.name);
+    // kube-proxy's own cleanup, where its binary is: its Pod's image, else the node
+    const next = pod
+      ? kubectl(pod.namespace, 'exec', valid.name(pod.name), '--', 'kube-proxy', '--cleanup')
+      : onNodeCommand(this.name, ['kube-proxy', '--cleanup'], { hostBinaries: true });
+    return leftoverFinding(this.name, this.mode(), other, current, next);
+  }
+
+  /** The other mode's kube-proxy state as read on the node, with its Service trees. */
+  private otherMode(scope: Scope): OtherModeState | undefined {
+    if (this.given) return undefined;
+    const mode = this.mode();
+    const listed = serviceListScope(this.analysis.facts);
+    const { view } = this.analysis;
+    const rules = mode === 'nftables' ? this.rules() : undefined;
+    const nft = mode === 'iptables' || mode === 'ipvs' ? this.nft() : undefined;
+    const dataplane = rules?.ruleset
+      ? iptablesDataplane(rules.ruleset, rules.source, view, listed)
+      : nft?.table
+        ? this.modeCode('nftables').nftablesDataplane(nft.table, nft.source, view, listed)
+        : undefined;
+    if (!dataplane) return undefined;
+    const known = servicePortsOf(scope ?? this.analysis.view.services);
+    return { dataplane, trees: dataplane.trees({ only: scope && known, known }) };
   }
 
   /** Whether the node's rules hold a line as drift writes it ("-t nat -A ...", "add rule ...",

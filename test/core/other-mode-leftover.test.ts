@@ -1,0 +1,165 @@
+// The other proxy mode's kube-proxy rules left on a node (r149-3), built from real recordings of
+// kube-proxy v1.33.13 (test/fixtures/releases/33, written by the real kube-proxy in the lab):
+// node-a of the nftables recording given node-a's iptables-save of the iptables recording (the
+// same lab cluster, its Pods since rescheduled), and the reverse. Every clean recording gives no
+// such finding.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
+import { DriftInputError } from '../../src/core/dataplane/drift.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
+import { nftStems } from '../../src/core/facts/facts.js';
+import type { Facts } from '../../src/core/model.js';
+import { FIXTURES } from '../versions/record.js';
+import { allModes } from '../support/modes.js';
+
+const NFT = join(FIXTURES, '33', 'nftables');
+const IPT = join(FIXTURES, '33', 'iptables');
+const nftStem = nftStems('IPv4').json;
+
+/** `dir`'s recording with node-a's `stem` output taken from `from`'s recording (or `text`). */
+async function withOutput(dir: string, from: string, stem: string, text?: string): Promise<Facts> {
+  const facts = await readSnapshot(dir);
+  facts.nodes['node-a']![stem] =
+    text ?? readFileSync(join(from, 'nodes', 'node-a', `${stem}.txt`), 'utf8');
+  return facts;
+}
+
+const leftovers = (facts: Facts, node = 'node-a') =>
+  new Analysis(facts, { code: allModes })
+    .node(node)
+    .drift()
+    .findings.filter((f) => f.id === 'other-mode-leftover');
+
+/** The DNAT targets ("10.244.1.2:80") of kube-proxy's nftables table as nft's JSON lists them. */
+const nftTargets = (json: string) =>
+  new Set(
+    [...json.matchAll(/"dnat": \{"addr": "([\d.]+)", "port": (\d+)\}/g)].map(
+      (m) => `${m[1]}:${m[2]}`,
+    ),
+  );
+
+describe('other-mode-leftover: iptables rules beside nftables mode', () => {
+  it('hooked iptables chains DNATing to addresses that are no endpoint now: an error, with their lines', async () => {
+    const facts = await withOutput(NFT, IPT, 'iptables-save');
+    const a = new Analysis(facts, { code: allModes });
+    // the mode is the configuration's: the node's rules show both modes
+    assert.equal(a.state('node-a').mode.value, 'nftables');
+    const found = leftovers(facts);
+    assert.equal(found.length, 1);
+    const f = found[0]!;
+    assert.equal(f.status, 'fail');
+    assert.match(f.title, /^iptables mode's rules left beside nftables mode: \d+ Service ports/);
+    // the jumps that hook them, with the lines the dump holds them on
+    const dump = facts.nodes['node-a']!['iptables-save']!.split('\n');
+    const nat = dump.indexOf('*nat');
+    for (const chain of ['PREROUTING', 'OUTPUT']) {
+      const at = dump.findIndex(
+        (l, i) => i > nat && l.startsWith(`-A ${chain} `) && l.endsWith('-j KUBE-SERVICES'),
+      );
+      assert.ok(at >= 0, chain);
+      assert.ok(
+        f.evidence.some(
+          (e) =>
+            e.kind === 'observed' &&
+            e.text === `nodes/node-a/iptables-save.txt:${at + 1}: ${dump[at]}`,
+        ),
+        `${chain} jump at line ${at + 1}`,
+      );
+    }
+    // every address said stale is no endpoint the live table DNATs to
+    const live = nftTargets(facts.nodes['node-a']![nftStem]!);
+    const said = [...f.explanation.matchAll(/([\d.]+:\d+) for /g)].map((m) => m[1]!);
+    assert.ok(said.length > 0);
+    for (const s of said) assert.ok(!live.has(s), `${s} is a live endpoint`);
+    assert.match(
+      f.next!.argv.join(' '),
+      /^kubectl -n kube-system exec kube-proxy-\S+ -- kube-proxy --cleanup$/,
+    );
+    // node-b recorded no leftover
+    assert.deepEqual(leftovers(facts, 'node-b'), []);
+  });
+
+  it('the same chains with no jump into them act on no packet: information, no drift', async () => {
+    const text = readFileSync(join(IPT, 'nodes', 'node-a', 'iptables-save.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => !/^-A (PREROUTING|OUTPUT) .*-j KUBE-SERVICES$/.test(l))
+      .join('\n');
+    const facts = await withOutput(NFT, IPT, 'iptables-save', text);
+    const f = leftovers(facts)[0]!;
+    assert.equal(f.status, 'pass');
+    assert.equal(f.info, true);
+    assert.match(f.explanation, /act on no packet/);
+    assert.equal(new Analysis(facts, { code: allModes }).node('node-a').drift().drifted, false);
+  });
+});
+
+describe('other-mode-leftover: kube-proxy nftables table beside iptables mode', () => {
+  it('its hooked nat chains are named, and its stale endpoints', async () => {
+    const facts = await withOutput(IPT, NFT, nftStem);
+    const a = new Analysis(facts, { code: allModes });
+    assert.equal(a.state('node-a').mode.value, 'iptables');
+    const found = leftovers(facts);
+    assert.equal(found.length, 1);
+    const f = found[0]!;
+    assert.equal(f.status, 'fail');
+    assert.match(f.title, /^nftables mode's rules left beside iptables mode/);
+    const texts = f.evidence.map((e) => e.text);
+    assert.ok(
+      texts.includes(
+        `nodes/node-a/${nftStem}.txt: chain nat-prerouting { type nat hook prerouting priority -100; }`,
+      ),
+    );
+    assert.ok(
+      texts.includes(
+        `nodes/node-a/${nftStem}.txt: chain nat-output { type nat hook output priority -100; }`,
+      ),
+    );
+    // stale: DNAT targets of the leftover table that the live iptables rules do not send to
+    const dump = facts.nodes['node-a']!['iptables-save']!;
+    const said = [...f.explanation.matchAll(/([\d.]+:\d+) for /g)].map((m) => m[1]!);
+    assert.ok(said.length > 0);
+    const live = new Set([...dump.matchAll(/--to-destination (\S+)/g)].map((m) => m[1]!));
+    for (const s of said) assert.ok(!live.has(s), `${s} is live`);
+    // the live rules themselves are still compared clean
+    assert.deepEqual(
+      a
+        .node('node-a')
+        .drift()
+        .findings.filter((x) => x.id !== 'other-mode-leftover' && !x.info),
+      [],
+    );
+  });
+});
+
+describe('other-mode-leftover: none on the clean recordings', () => {
+  const recordings = readdirSync(FIXTURES).flatMap((minor) =>
+    readdirSync(join(FIXTURES, minor))
+      .map((mode) => join(FIXTURES, minor, mode))
+      .filter((dir) => existsSync(join(dir, 'RECORDED'))),
+  );
+  it('every recording of every release is read', () => assert.ok(recordings.length >= 20));
+  for (const dir of recordings)
+    it(dir.slice(FIXTURES.length + 1), async () => {
+      const facts = await readSnapshot(dir);
+      const a = new Analysis(facts, { code: allModes });
+      let compared = 0;
+      for (const node of Object.keys(facts.nodes))
+        for (const family of ['IPv4', 'IPv6'] as const) {
+          try {
+            const d = a.node(node, undefined, family).drift();
+            compared++;
+            assert.deepEqual(
+              d.findings.filter((f) => f.id === 'other-mode-leftover').map((f) => f.title),
+              [],
+              `${node} ${family}`,
+            );
+          } catch (e) {
+            if (!(e instanceof DriftInputError)) throw e;
+          }
+        }
+      assert.ok(compared > 0);
+    });
+});
