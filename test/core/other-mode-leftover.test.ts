@@ -1,8 +1,8 @@
 // The other proxy mode's kube-proxy rules left on a node (r149-3), built from real recordings of
 // kube-proxy v1.33.13 (test/fixtures/releases/33, written by the real kube-proxy in the lab):
 // node-a of the nftables recording given node-a's iptables-save of the iptables recording (the
-// same lab cluster, its Pods since rescheduled), and the reverse. Every clean recording gives no
-// such finding.
+// same lab cluster, its Pods since rescheduled), the reverse, and node-a's IPVS state of the IPVS
+// recording on the iptables and nftables nodes. Every clean recording gives no such finding.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,13 +17,21 @@ import { allModes } from '../support/modes.js';
 
 const NFT = join(FIXTURES, '33', 'nftables');
 const IPT = join(FIXTURES, '33', 'iptables');
+const IPVS = join(FIXTURES, '33', 'ipvs');
 const nftStem = nftStems('IPv4').json;
 
-/** `dir`'s recording with node-a's `stem` output taken from `from`'s recording (or `text`). */
-async function withOutput(dir: string, from: string, stem: string, text?: string): Promise<Facts> {
+const recorded = (dir: string, stem: string) =>
+  readFileSync(join(dir, 'nodes', 'node-a', `${stem}.txt`), 'utf8');
+
+/** `dir`'s recording with node-a's `stems` outputs taken from `from`'s recording (or `text`). */
+async function withOutput(
+  dir: string,
+  from: string,
+  stems: string | string[],
+  text?: string,
+): Promise<Facts> {
   const facts = await readSnapshot(dir);
-  facts.nodes['node-a']![stem] =
-    text ?? readFileSync(join(from, 'nodes', 'node-a', `${stem}.txt`), 'utf8');
+  for (const stem of [stems].flat()) facts.nodes['node-a']![stem] = text ?? recorded(from, stem);
   return facts;
 }
 
@@ -51,7 +59,7 @@ describe('other-mode-leftover: iptables rules beside nftables mode', () => {
     assert.equal(found.length, 1);
     const f = found[0]!;
     assert.equal(f.status, 'fail');
-    assert.match(f.title, /^iptables mode's rules left beside nftables mode: \d+ Service ports/);
+    assert.match(f.title, /^iptables mode's state left beside nftables mode: \d+ Service ports/);
     // the jumps that hook them, with the lines the dump holds them on
     const dump = facts.nodes['node-a']!['iptables-save']!.split('\n');
     const nat = dump.indexOf('*nat');
@@ -105,7 +113,7 @@ describe('other-mode-leftover: kube-proxy nftables table beside iptables mode', 
     assert.equal(found.length, 1);
     const f = found[0]!;
     assert.equal(f.status, 'fail');
-    assert.match(f.title, /^nftables mode's rules left beside iptables mode/);
+    assert.match(f.title, /^nftables mode's state left beside iptables mode/);
     const texts = f.evidence.map((e) => e.text);
     assert.ok(
       texts.includes(
@@ -131,6 +139,38 @@ describe('other-mode-leftover: kube-proxy nftables table beside iptables mode', 
         .findings.filter((x) => x.id !== 'other-mode-leftover' && !x.info),
       [],
     );
+  });
+});
+
+describe('other-mode-leftover: IPVS virtual servers beside iptables and nftables modes', () => {
+  it('on an iptables node whose kube-ipvs0 still holds their addresses: a warning, with its rows', async () => {
+    const facts = await withOutput(IPT, IPVS, ['ipvsadm-save', 'ip-addr']);
+    assert.equal(new Analysis(facts, { code: allModes }).state('node-a').mode.value, 'iptables');
+    const f = leftovers(facts)[0]!;
+    // IPVS runs after the live nat chains: it takes only what they leave undnatted
+    assert.equal(f.status, 'warn');
+    assert.match(f.title, /^ipvs mode's state left beside iptables mode/);
+    assert.match(f.explanation, /kube-ipvs0 still holds their addresses/);
+    const bound = f.evidence.find((e) => e.source === 'nodes/node-a/ip-addr.txt')!;
+    assert.equal(bound.kind, 'observed');
+    assert.match(bound.text, /^kube-ipvs0 holds \d+ virtual server addresses: /);
+    // each stale real server quoted is its row of ipvsadm-save, on its line
+    const rows = recorded(IPVS, 'ipvsadm-save').split('\n');
+    const quoted = f.evidence.filter((e) => e.text.startsWith('nodes/node-a/ipvsadm-save.txt:'));
+    assert.ok(quoted.length > 0);
+    for (const e of quoted) {
+      const [, line, text] = /^nodes\/node-a\/ipvsadm-save\.txt:(\d+): (.*)$/.exec(e.text)!;
+      assert.equal(text, rows[Number(line) - 1]!.trim());
+      assert.match(text!, /^-a /);
+    }
+  });
+
+  it('on an nftables node whose kube-ipvs0 was not read: said so, a warning still', async () => {
+    const facts = await withOutput(NFT, IPVS, 'ipvsadm-save');
+    const f = leftovers(facts)[0]!;
+    assert.equal(f.status, 'warn');
+    assert.match(f.explanation, /kube-ipvs0 holds none of their addresses, or was not read/);
+    assert.ok(!f.evidence.some((e) => e.source === 'nodes/node-a/ip-addr.txt'));
   });
 });
 

@@ -1,25 +1,38 @@
-// The other proxy mode's kube-proxy rules a node still holds beside its live mode's: iptables
+// The other proxy mode's kube-proxy state a node still holds beside its live mode's: iptables
 // chains on a node in nftables mode, kube-proxy's nftables table on a node in iptables or IPVS
-// mode. kube-proxy removes them only when it starts in the other mode (cmd/kube-proxy/app
-// platformCleanup: nftables mode deletes the iptables and IPVS state, iptables and IPVS modes the
-// nftables table, v1.30 only with the NFTablesProxyMode gate on) or under `kube-proxy --cleanup`,
-// best-effort: a failure there, or a proxy that replaced kube-proxy without it, leaves them. Both
-// hook nat prerouting and output at dstnat (-100), so hooked ones still DNAT some connections.
+// mode, IPVS virtual servers on a node in iptables or nftables mode. kube-proxy removes them only
+// when it starts in another mode (cmd/kube-proxy/app platformCleanup: nftables mode deletes the
+// iptables and IPVS state, iptables and IPVS modes the nftables table, v1.30 only with the
+// NFTablesProxyMode gate on; iptables and IPVS modes never each other's) or under
+// `kube-proxy --cleanup`, best-effort: a failure there, or a proxy that replaced kube-proxy
+// without it, leaves them. iptables' and nftables' nat chains both hook prerouting and output at
+// dstnat (-100), so hooked ones still DNAT some connections; IPVS runs after them (local-in and
+// local-out, ip_vs_core.c), on what they leave addressed to a virtual server.
 import { driftFinding, lineAt, type DriftFinding } from '../dataplane/drift.js';
-import type { IptablesDataplane, NftablesDataplane } from '../dataplane/dataplane.js';
+import { seen } from '../findings/evidence.js';
+import type {
+  IptablesDataplane,
+  IpvsDataplane,
+  NftablesDataplane,
+} from '../dataplane/dataplane.js';
 import type { ServiceTree, ServiceTrees } from '../dataplane/trees.js';
 import type { NextCommand } from '../findings/next-command.js';
 import type { Severity } from '../model.js';
 
 /** The other mode's state as read on the node, and its Service trees. */
 export interface OtherModeState {
-  dataplane: IptablesDataplane | NftablesDataplane;
+  dataplane: IptablesDataplane | NftablesDataplane | IpvsDataplane;
   trees: ServiceTrees;
+  /** The listing's lines (its text split), where its rows have lines: what evidence quotes. */
+  lines?: readonly string[];
+  /** IPVS: where kube-ipvs0's addresses were read (`ip -br addr`); undefined: not read. */
+  boundSource?: string;
 }
 
 /** A place where netfilter runs the leftover's rules: its line in the listing, where it has one. */
 interface Hook {
   text: string;
+  source: string;
   line?: number;
 }
 
@@ -33,6 +46,8 @@ interface Stale {
   line?: number;
 }
 
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 // iptables' nat PREROUTING and OUTPUT run at NF_IP_PRI_NAT_DST, kube-proxy's nftables nat chains
 // at dstnat: the same priority, so which DNATs a new connection first is not in either listing
 const DSTNAT = -100;
@@ -45,7 +60,7 @@ function iptablesHooks(d: IptablesDataplane): Hook[] {
   return ['PREROUTING', 'OUTPUT'].flatMap((name) =>
     (nat.chain(name)?.ruleIds ?? [])
       .filter((id) => nat.target(id) === 'KUBE-SERVICES')
-      .map((id) => ({ text: nat.text(id), line: nat.line(id) })),
+      .map((id) => ({ text: nat.text(id), source: d.source, line: nat.line(id) })),
   );
 }
 
@@ -55,18 +70,32 @@ function nftHooks(d: NftablesDataplane): Hook[] {
     .filter((c) => c.type === 'nat' && (c.hook === 'prerouting' || c.hook === 'output'))
     .map((c) => ({
       text: `chain ${c.name} { type nat hook ${c.hook} priority ${c.prio ?? DSTNAT}; }`,
+      source: d.source,
     }));
 }
 
-/** A stale endpoint as the listing holds it: its iptables-save line, else its nft chain. */
-function staleText(d: OtherModeState['dataplane'], s: Stale): string {
-  if (d.mode === 'iptables' && s.line !== undefined)
-    for (const t of d.ruleset.tables) {
-      const id = t.ruleAtLine(s.line);
-      if (id >= 0) return t.text(id);
-    }
-  return `chain ${s.chain}`;
+/** The virtual servers' addresses kube-ipvs0 holds, as one hook: the node takes connections to
+ * them as its own (local-in), where IPVS balances them; none where kube-ipvs0 was not read. */
+function ipvsHooks(d: IpvsDataplane, boundSource: string | undefined): Hook[] {
+  if (!d.bound || boundSource === undefined) return [];
+  // "10.96.0.10:53", "[fd00::a]:53": the host, as kube-ipvs0 holds it
+  const hosts = new Set(
+    d.table.services.map((v) => v.address.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1')),
+  );
+  const held = [...d.bound].filter((a) => hosts.has(a));
+  if (held.length === 0) return [];
+  const some = held.slice(0, 4).join(', ') + (held.length > 4 ? ', ...' : '');
+  return [
+    {
+      text: `kube-ipvs0 holds ${plural(held.length, 'virtual server address', 'virtual server addresses')}: ${some}`,
+      source: boundSource,
+    },
+  ];
 }
+
+/** A stale endpoint as the listing holds it: its line, else (nft's JSON) its chain's name. */
+const staleText = (o: OtherModeState, s: Stale) =>
+  (s.line !== undefined ? o.lines?.[s.line - 1]?.trim() : undefined) ?? `chain ${s.chain}`;
 
 /** The endpoints a leftover tree sends to that are not its Service port's current endpoints. */
 function staleOf(t: ServiceTree, current: ReadonlyMap<string, ReadonlySet<string>>): Stale[] {
@@ -82,13 +111,41 @@ function staleOf(t: ServiceTree, current: ReadonlyMap<string, ReadonlySet<string
     }));
 }
 
-const MODE_NOUN = { iptables: 'iptables-mode rules', nftables: 'nftables table' } as const;
+const MODE_NOUN = {
+  iptables: 'iptables-mode rules',
+  nftables: 'nftables table',
+  ipvs: 'IPVS virtual servers',
+} as const;
+
+/** Where and when the leftover acts, by its mode and its hooks. */
+function actsText(mode: OtherModeState['dataplane']['mode'], live: string, hooks: Hook[]): string {
+  if (mode === 'ipvs')
+    return hooks.length > 0
+      ? `IPVS runs after the ${live} mode's nat chains (local-in, local-out): it balances the connections they leave addressed to a virtual server (a Service they no longer have, one they do not DNAT), and kube-ipvs0 still holds their addresses, so the node takes connections to them as its own.`
+      : `IPVS runs after the ${live} mode's nat chains: it balances only connections they leave addressed to a virtual server, sent from the node itself (kube-ipvs0 holds none of their addresses, or was not read).`;
+  return hooks.length > 0
+    ? `They are hooked (${plural(hooks.length, 'entry', 'entries')}) at nat prerouting and output at priority ${DSTNAT}, as the ${live} mode's rules are: for each new connection the nat chain the kernel runs first does the DNAT, so some connections take them.`
+    : 'Nothing enters them (no jump from a nat base chain), so they act on no packet.';
+}
+
+/** What the leftover's endpoints are to the Service ports' current ones. */
+function endpointsText(stale: Stale[], acts: boolean): string {
+  if (stale.length === 0)
+    return 'Their endpoints are the current ones: they go stale on the next endpoint change.';
+  const some = stale
+    .slice(0, 3)
+    .map((s) => `${s.address} for ${s.service}`)
+    .join(', ');
+  return `${plural(stale.length, 'of their endpoints is', 'of their endpoints are')} no current endpoint of its Service port (${some}${stale.length > 3 ? ', ...' : ''})${acts ? ': connections that take them reach stale Pods or nothing' : ''}.`;
+}
 
 /**
  * The other mode's kube-proxy state the node holds beside its `live` mode, as one drift finding
- * (undefined where it holds none): which mode's, how many Service ports it covers, whether it is
- * hooked (error where it still DNATs to addresses that are no current endpoint, warning where
- * not, information where nothing enters it) and the stale addresses it sends to.
+ * (undefined where it holds none): which mode's, how many Service ports it covers, whether it
+ * acts on packets and the stale endpoints it sends to. Severity: error where iptables or nftables
+ * leftovers are hooked beside the live rules and send to stale endpoints, warning where they are
+ * hooked with current ones or are IPVS's (after the live rules), information where nothing
+ * enters them.
  */
 export function leftoverFinding(
   node: string,
@@ -102,39 +159,39 @@ export function leftoverFinding(
   const services = trees.services.filter((t) => t.endpoints.length > 0 || t.entries.length > 0);
   const orphans = trees.orphans.length;
   if (services.length === 0 && orphans === 0) return undefined;
-  const hooks = d.mode === 'iptables' ? iptablesHooks(d) : nftHooks(d);
+  const hooks =
+    d.mode === 'iptables'
+      ? iptablesHooks(d)
+      : d.mode === 'nftables'
+        ? nftHooks(d)
+        : ipvsHooks(d, other.boundSource);
+  // IPVS is hooked by the kernel wherever it has virtual servers; it acts after the live rules
+  const acts = d.mode === 'ipvs' || hooks.length > 0;
   const stale = services.flatMap((t) => staleOf(t, current));
-  const severity: Severity = hooks.length === 0 ? 'info' : stale.length > 0 ? 'error' : 'warning';
+  const severity: Severity = !acts
+    ? 'info'
+    : d.mode !== 'ipvs' && stale.length > 0
+      ? 'error'
+      : 'warning';
   const ports = new Set(services.map((t) => t.name ?? t.id));
   const named = new Set(services.flatMap((t) => (t.name ? [t.name.replace(/:[^:]*$/, '')] : [])));
-  const what = `kube-proxy's ${MODE_NOUN[d.mode]}`;
-  const cover = `${ports.size} Service port${ports.size === 1 ? '' : 's'} of ${named.size} Service${named.size === 1 ? '' : 's'}${orphans > 0 ? `, ${orphans} chain${orphans === 1 ? '' : 's'} no entry reaches` : ''}`;
-  const staleSaid =
-    stale.length > 0
-      ? ` ${stale.length} of their endpoint${stale.length === 1 ? '' : 's'} ${stale.length === 1 ? 'is' : 'are'} no current endpoint of ${stale.length === 1 ? 'its' : 'their'} Service port (${stale
-          .slice(0, 3)
-          .map((s) => `${s.address} for ${s.service}`)
-          .join(
-            ', ',
-          )}${stale.length > 3 ? ', ...' : ''}): connections that take them reach stale Pods or nothing.`
-      : ' Their endpoints are the current ones, so they route as the live rules do today, and go stale on the next endpoint change.';
-  const act =
-    hooks.length === 0
-      ? ` Nothing enters them (no jump from a nat base chain), so they act on no packet.${staleSaid.replace(/ connections that.*$/, '')}`
-      : ` They are hooked (${hooks.length} entr${hooks.length === 1 ? 'y' : 'ies'}) at nat prerouting and output at priority ${DSTNAT}, as the ${live} mode's rules are: for each new connection the nat chain the kernel runs first does the DNAT, so some connections take them.${staleSaid}`;
+  const cover = `${plural(ports.size, 'Service port')} of ${plural(named.size, 'Service')}${orphans > 0 ? `, ${plural(orphans, 'chain')} no entry reaches` : ''}`;
+  // a hook read from another output (kube-ipvs0's addresses) is evidence of that file's
+  const elsewhere = hooks.filter((h) => h.source !== d.source);
   const actual = [
-    ...hooks.map((h) => lineAt(d.source, h.line, h.text)),
-    ...stale.slice(0, 8).map((s) => lineAt(d.source, s.line, staleText(d, s))),
+    ...hooks.filter((h) => h.source === d.source).map((h) => lineAt(h.source, h.line, h.text)),
+    ...stale.slice(0, 8).map((s) => lineAt(d.source, s.line, staleText(other, s))),
   ];
   return driftFinding(
     'other-mode-leftover',
     {
-      title: `${d.mode} mode's rules left beside ${live} mode: ${cover}`,
-      message: `node ${node} runs kube-proxy in ${live} mode, yet still holds ${what} (${cover}) in ${d.source}.${act} kube-proxy deletes the other mode's rules only when it starts (nftables mode deletes the iptables and IPVS ones; iptables and IPVS modes the nftables table, v1.30 only with the NFTablesProxyMode gate on), best-effort: these stayed.`,
+      title: `${d.mode} mode's state left beside ${live} mode: ${cover}`,
+      message: `node ${node} runs kube-proxy in ${live} mode, yet still holds kube-proxy's ${MODE_NOUN[d.mode]} (${cover}) in ${d.source}. ${actsText(d.mode, live, hooks)} ${endpointsText(stale, acts)} kube-proxy deletes another mode's state only when it starts (nftables mode deletes the iptables and IPVS ones; iptables and IPVS modes the nftables table, v1.30 only with the NFTablesProxyMode gate on; neither of those two the other's), best-effort: these stayed.`,
       actual,
       actualAt: { source: d.source },
+      evidence: elsewhere.map((h) => seen(h.text, { node, source: h.source })),
       ...(next ? { next } : {}),
-      advice: `Run kube-proxy's own cleanup (\`kube-proxy --cleanup\`, on v1.30 with --feature-gates=NFTablesProxyMode=true for the nftables table): it removes every mode's rules, the live ones too, so restart kube-proxy right after (delete its Pod) and it writes its own again.`,
+      advice: `Run kube-proxy's own cleanup (\`kube-proxy --cleanup\`, on v1.30 with --feature-gates=NFTablesProxyMode=true for the nftables table): it removes every mode's state, the live one's too, so restart kube-proxy right after (delete its Pod) and it writes its own again.`,
     },
     { node, source: d.source },
     severity,

@@ -1,7 +1,7 @@
 // One node's dataplane for one family: its Service trees, the drift from what kube-proxy would
 // write, the lines it holds, its network and a packet's walk, on top of its reads
 // (node-reads.ts) and what is expected there (node-expected.ts).
-import { familyNotRecorded } from '../facts/facts.js';
+import { familyNotRecorded, nodeDump } from '../facts/facts.js';
 import { serviceListScope, type ServiceListScope } from '../facts/service-list-scope.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
 import { servedByCilium } from '../dataplane/cilium/drift/left-to-kube-proxy.js';
@@ -201,9 +201,13 @@ export class NodeAnalysis extends NodeExpected {
         ...(found.notRead ? { notRead: found.notRead.map(onNode) } : {}),
       };
       // the other mode's rules kube-proxy left on the node act beside the live ones
-      const left = this.leftover(scope);
-      if (left)
-        d = { ...d, findings: [...d.findings, onNode(left)], drifted: d.drifted || !left.info };
+      const left = this.leftovers(scope).map(onNode);
+      if (left.length > 0)
+        d = {
+          ...d,
+          findings: [...d.findings, ...left],
+          drifted: d.drifted || left.some((f) => !f.info),
+        };
       // kube-proxy's rules beside a Cilium agent serving some kinds ahead of them
       if (dataplane.mode !== 'cilium' && !found.ciliumBeside)
         d = servedByCilium(d, this.analysis.state(this.name).cilium?.replacement);
@@ -212,11 +216,11 @@ export class NodeAnalysis extends NodeExpected {
     return d;
   }
 
-  /** The other proxy mode's kube-proxy state beside the live mode's, as one finding
-   * (leftovers.ts): iptables rules in nftables mode, the nftables table in iptables or IPVS mode. */
-  private leftover(scope: Scope): DriftFinding | undefined {
-    const other = this.otherMode(scope);
-    if (!other) return undefined;
+  /** The other proxy modes' kube-proxy state beside the live mode's, one finding each
+   * (leftovers.ts). */
+  private leftovers(scope: Scope): DriftFinding[] {
+    const others = this.otherModes(scope);
+    if (others.length === 0) return [];
     const current = new Map<string, Set<string>>();
     for (const sp of this.expected(scope).servicePorts)
       current.set(
@@ -232,25 +236,56 @@ export class NodeAnalysis extends NodeExpected {
     const next = pod
       ? kubectl(pod.namespace, 'exec', valid.name(pod.name), '--', 'kube-proxy', '--cleanup')
       : onNodeCommand(this.name, ['kube-proxy', '--cleanup'], { hostBinaries: true });
-    return leftoverFinding(this.name, this.mode(), other, current, next);
+    return others.flatMap((o) => leftoverFinding(this.name, this.mode(), o, current, next) ?? []);
   }
 
-  /** The other mode's kube-proxy state as read on the node, with its Service trees. */
-  private otherMode(scope: Scope): OtherModeState | undefined {
-    if (this.given) return undefined;
+  /** Each other mode's kube-proxy state as read on the node, with its Service trees: iptables
+   * rules in nftables mode, the nftables table in iptables or IPVS mode, IPVS virtual servers in
+   * iptables or nftables mode. */
+  private otherModes(scope: Scope): OtherModeState[] {
+    if (this.given) return [];
     const mode = this.mode();
     const listed = serviceListScope(this.analysis.facts);
     const { view } = this.analysis;
+    const outputs = this.facts.nodes[this.name] ?? {};
+    const known = servicePortsOf(scope ?? view.services);
+    const treesOf = (dataplane: OtherModeState['dataplane'], text?: string): OtherModeState => ({
+      dataplane,
+      trees: dataplane.trees({ only: scope && known, known }),
+      ...(text !== undefined ? { lines: text.split('\n') } : {}),
+    });
+    const out: OtherModeState[] = [];
     const rules = mode === 'nftables' ? this.rules() : undefined;
+    if (rules?.ruleset)
+      out.push(
+        treesOf(
+          iptablesDataplane(rules.ruleset, rules.source, view, listed),
+          nodeDump(this.facts, this.name, this.family)?.text,
+        ),
+      );
     const nft = mode === 'iptables' || mode === 'ipvs' ? this.nft() : undefined;
-    const dataplane = rules?.ruleset
-      ? iptablesDataplane(rules.ruleset, rules.source, view, listed)
-      : nft?.table
-        ? this.modeCode('nftables').nftablesDataplane(nft.table, nft.source, view, listed)
-        : undefined;
-    if (!dataplane) return undefined;
-    const known = servicePortsOf(scope ?? this.analysis.view.services);
-    return { dataplane, trees: dataplane.trees({ only: scope && known, known }) };
+    if (nft?.table)
+      out.push(
+        treesOf(this.modeCode('nftables').nftablesDataplane(nft.table, nft.source, view, listed)),
+      );
+    const ipvs = mode === 'iptables' || mode === 'nftables' ? this.ipvs() : undefined;
+    const read = ipvs?.read;
+    if (read && read.table.services.length > 0)
+      out.push({
+        ...treesOf(
+          this.modeCode('ipvs').ipvsDataplane(
+            read,
+            ipvs.source,
+            () => this.ipvsKnown(read),
+            () => this.analysis.state(this.name).config.value,
+            () => this.rules(),
+            listed,
+          ),
+          ipvs.text,
+        ),
+        ...('ip-addr' in outputs ? { boundSource: `nodes/${this.name}/ip-addr.txt` } : {}),
+      });
+    return out;
   }
 
   /** Whether the node's rules hold a line as drift writes it ("-t nat -A ...", "add rule ...",
