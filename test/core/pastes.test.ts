@@ -2359,9 +2359,54 @@ describe("an ipvsadm listing of what kube-proxy's IPVS proxier never writes", ()
       assert.doesNotMatch(text, /session affinity: ClientIP|entry {2}Service IP/);
     });
 
-  it('Masq: what kube-proxy writes, its persistence read as session affinity', () => {
+  it('Masq, nothing else of kube-proxy: its persistence said as IPVS persistence, no affinity', () => {
     const { tree, text } = of('Masq');
-    assert.equal(tree.affinitySeconds, 300);
     assert.doesNotMatch(text, /never writes/);
+    assert.equal(tree.affinitySeconds, undefined);
+    assert.ok(tree.endpoints.every((e) => !e.affinity));
+    assert.match(
+      text,
+      /persistent 300 s \(IPVS persistence: nothing in the listing says kube-proxy/,
+    );
+    assert.doesNotMatch(text, /session affinity: ClientIP/);
+  });
+
+  // kube-proxy's marks: the `kubernetes` Service (443 to the apiserver's 6443), a node port on
+  // two node addresses, its ipsets beside the listing
+  const marks: [string, string[]][] = [
+    ['the kubernetes Service', ['TCP  10.96.0.1:443 rr', '  -> 192.168.0.10:6443  Masq  1  0  0']],
+    [
+      'a node port',
+      [
+        'TCP  192.168.0.10:30080 rr',
+        '  -> 10.244.1.5:80  Masq  1  0  0',
+        'TCP  127.0.0.1:30080 rr',
+        '  -> 10.244.1.5:80  Masq  1  0  0',
+      ],
+    ],
+    [
+      'its ipsets',
+      ['', 'Name: KUBE-CLUSTER-IP', 'Type: hash:ip,port', 'Members:', '10.96.0.20,tcp:80'],
+    ],
+  ];
+  for (const [mark, lines] of marks)
+    it(`Masq beside ${mark}: kube-proxy's, its persistence read as session affinity`, () => {
+      const x = readPaste(`${listing('Masq')}${lines.join('\n')}\n`, { file: 'p.txt' });
+      assert.ok(x.mode === 'ipvs');
+      const t = x.trees.services.find((s) => s.id === 'TCP 10.96.0.20:80');
+      assert.equal(t?.affinitySeconds, 300, textOf(x));
+      assert.ok(t.endpoints.every((e) => e.affinity));
+    });
+
+  it('a node port persistent past what a Service may ask (86400 s): not session affinity', () => {
+    const x = readPaste(
+      listing('Masq')
+        .replace('10.96.0.20:80', '127.0.0.1:30080')
+        .replace('persistent 300', 'persistent 90000'),
+      { file: 'p.txt' },
+    );
+    assert.ok(x.mode === 'ipvs');
+    assert.equal(x.trees.services[0]!.affinitySeconds, undefined);
+    assert.match(textOf(x), /persistent 90000 s \(IPVS persistence/);
   });
 });

@@ -3,7 +3,7 @@
 // load-balancer IPs all merge into it), else one per virtual server ("TCP 10.96.0.10:53"). Each
 // real server is an endpoint with its share as its scheduler fixes it (schedulers.ts: one each for
 // rr, by weight for wrr; kube-proxy writes weight 1, and 0 for a terminating endpoint), else the
-// share unknown with what picks it (connections, a hash of the source). Persistence is affinity.
+// share unknown with what picks it (connections, a hash of the source). Persistence is affinity where kube-proxy wrote it.
 import { sharesOf } from './schedulers.js';
 import type { ServicePortName } from '../../model.js';
 import {
@@ -18,7 +18,12 @@ import { hostAndPort } from './read/addresses.js';
 import { loopBackEntry } from './expected/expected.js';
 import { REAL_SERVER_WIDTH } from './read/printing.js';
 import type { IpvsService, IpvsTable } from './read/listing.js';
-import { kubeProxyForwarding } from './read/not-kube-proxy.js';
+import {
+  kubeProxyForwarding,
+  kubeProxyMarks,
+  kubeProxyPersistence,
+  persistenceText,
+} from './read/not-kube-proxy.js';
 import { SERVICE_PORTS } from './read/service-names.js';
 
 /** What the objects say an address and port is: its Service port and which kind of entry. */
@@ -39,6 +44,8 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
   const trees = new Map<string, ServiceTree>();
   const guessed = o.known ? undefined : entryKinds(t);
   const firsts = new Map<string, IpvsService>(); // a node port's tree -> its first virtual server
+  // a node port (kube-proxy binds it on every node address) is kube-proxy's mark on the listing
+  const marked = !o.known && (kubeProxyMarks(t) || [...guessed!.values()].includes('node-port'));
   for (const vs of t.services) {
     // kube-proxy writes no firewall-mark service; kube-router's DSR and keepalived do
     if (vs.protocol === 'fwmark') {
@@ -62,6 +69,12 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
       port > 0 &&
       !inRange(port) &&
       kubeProxyForwarding(vs);
+    // persistence is a Service's affinity only where kube-proxy wrote it: the objects name the
+    // virtual server, or the listing bears kube-proxy's marks
+    const affinity = kubeProxyPersistence(vs) && (o.known ? known !== undefined : marked);
+    const persistence =
+      vs.persistent !== undefined && !affinity ? persistenceText(vs.persistent) : undefined;
+    const label = [serviceIP ? SERVICE_IP : undefined, persistence].filter(Boolean).join('; ');
     // a node port's virtual servers (one per node address) are one entry of one Service port,
     // where the listing shows each whole with the same real servers (kube-proxy writes them so)
     const nodePort = `${vs.protocol.toUpperCase()} node port ${port}`;
@@ -77,7 +90,7 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
     const chain = vsName(vs);
     tree.entries.push({
       kind,
-      ...(serviceIP ? { label: SERVICE_IP } : {}),
+      ...(label ? { label } : {}),
       ...(kind === 'node-port' && onLoopback(host) ? { localhost: true as const } : {}),
       address: host,
       ...(port > 0 ? { port } : {}),
@@ -94,12 +107,10 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
       tree.externalIPs.push(host);
     else if (kind === 'load-balancer' && !tree.loadBalancerIPs.includes(host))
       tree.loadBalancerIPs.push(host);
-    // persistence is a Service's affinity only where kube-proxy may have written it
-    if (vs.persistent !== undefined && kubeProxyForwarding(vs))
-      tree.affinitySeconds = vs.persistent;
+    if (affinity) tree.affinitySeconds = vs.persistent;
     // the cluster IP's virtual server stands for the Service port's endpoints
     if (kind === 'cluster-ip' || tree.endpoints.length === 0) {
-      tree.endpoints = endpointsOf(vs, t.view, o.loopBack);
+      tree.endpoints = endpointsOf(vs, t.view, o.loopBack, affinity);
       tree.chains.svc = chain;
     }
     if (vs.partial) tree.partial = vs.partial;
@@ -130,7 +141,7 @@ function markTree(vs: IpvsService, view: IpvsTable['view'], loopBack?: Set<strin
   const tree = emptyTree({ id, protocol: '' });
   tree.entries.push({
     kind: 'virtual-server',
-    label: `firewall mark ${vs.address}${vs.ipv6 ? ' of IPv6' : ''} (the rules that set the mark, and so its addresses and ports, are not in an ipvsadm listing)`,
+    label: `firewall mark ${vs.address}${vs.ipv6 ? ' of IPv6' : ''} (the rules that set the mark, and so its addresses and ports, are not in an ipvsadm listing)${vs.persistent !== undefined ? `; ${persistenceText(vs.persistent)}` : ''}`,
     protocol: '',
     chain: id,
     from: 'ipvs',
@@ -138,7 +149,6 @@ function markTree(vs: IpvsService, view: IpvsTable['view'], loopBack?: Set<strin
   });
   tree.endpoints = endpointsOf(vs, view, loopBack);
   tree.chains.svc = id;
-  if (vs.persistent !== undefined) tree.affinitySeconds = vs.persistent;
   if (vs.partial) tree.partial = vs.partial;
   return tree;
 }
@@ -199,6 +209,7 @@ function endpointsOf(
   vs: IpvsService,
   view: IpvsTable['view'],
   loopBack?: Set<string>,
+  affinity = false,
 ): ServiceTree['endpoints'] {
   const weighed = vs.realServers.every((r) => r.weight !== undefined);
   const bare = vs.realServers.filter((r) => r.columnsMissing).map((r) => r.line);
@@ -227,7 +238,7 @@ function endpointsOf(
     // a cut name's port is not known: no ipset entry to look up
     hairpinMasquerade:
       !r.nameCut && loopBack?.has(loopBackOf(vs.protocol, r.address)) ? true : null,
-    affinity: vs.persistent !== undefined && kubeProxyForwarding(vs),
+    affinity,
     line: r.line,
   }));
 }
