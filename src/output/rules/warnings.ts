@@ -396,7 +396,7 @@ const leftOutText = (t: NftTable): string | undefined => {
 /** A line of an nft listing the reader could not read (its line said apart): in which block,
  * quoted. */
 const unreadText = (u: NftUnread) =>
-  `not read${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''}: "${excerpt(u.text, 120)}"; nothing is said of what it holds, and the Services it may bear on are said partial`;
+  `not read${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''}: ${u.what ? `${u.what}: ` : ''}"${excerpt(u.text, 120)}"; nothing is said of what it holds, and the Services it may bear on are said partial`;
 
 /** The lines around a pasted listing that are not part of it, as one JSON warning. */
 const skippedWarning = (lines: number[], what: string) =>

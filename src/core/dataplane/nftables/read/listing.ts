@@ -178,6 +178,8 @@ export interface NftUnread {
   line: number;
   text: string;
   block?: { kind: 'chain' | 'set' | 'map'; name: string };
+  /** What the line is, where the reader knows its form but does not read it. */
+  what?: string;
 }
 
 /** A line not read, as evidence names it: "FILE:LINE (in map NAME): \"TEXT\"". */

@@ -11,7 +11,16 @@ import type {
   NftUnread,
 } from './listing.js';
 import { NftParseError } from './listing.js';
-import { element, finished, priority, rule, setLine, splitTop, understood } from './table-parts.js';
+import {
+  element,
+  finished,
+  priority,
+  rule,
+  setLine,
+  splitTop,
+  understood,
+  unreadDnat,
+} from './table-parts.js';
 
 /** How a listing reached kdebug: pasted (`rules --file`), its end may be where the paste stops;
  * else written whole (kube-proxy's script as drift builds it, a node's dump). */
@@ -197,12 +206,19 @@ export function parseNftScript(
       const c = chainNamed(name) ?? newChain(name);
       if (verb === 'add' || verb === 'insert') {
         const r = rule(name, body, () => no);
-        if (!understood(body, r))
-          throw new NftParseError(
-            file,
-            no,
-            `a DNAT or numgen statement not read: ${t.slice(0, 200)}`,
-          );
+        if (!understood(body, r)) {
+          // a form of nft's grammar kdebug does not read: that line named, the rest read; one nft
+          // would not take (a pair without its colon) is an error at its line
+          const what = unreadDnat(body);
+          if (!what)
+            throw new NftParseError(
+              file,
+              no,
+              `a DNAT or numgen statement not read: ${t.slice(0, 200)}`,
+            );
+          (table.unread ??= []).push({ line: no, text: t, block: { kind: 'chain', name }, what });
+          continue;
+        }
         if (verb === 'insert') c.rules.unshift(r);
         else c.rules.push(r);
         if (r.elided) (table.inRules ??= []).push(no);

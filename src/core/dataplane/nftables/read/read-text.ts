@@ -28,7 +28,15 @@ import {
 import { joinListings } from './joined-listings.js';
 import { commandTarget } from '../../paste/target.js';
 import { isNftScript, parseNftScript, type NftReadOptions } from './read-script.js';
-import { finished, priority, rule, setLine, understood, type Building } from './table-parts.js';
+import {
+  finished,
+  priority,
+  rule,
+  setLine,
+  understood,
+  unreadDnat,
+  type Building,
+} from './table-parts.js';
 
 /** Does this look like nft's text listing of a table (so `rules --file` reads it as such)? */
 export const isNftText = (text: string) =>
@@ -116,7 +124,13 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       : set
         ? { kind: set.kind, name: set.name }
         : undefined;
-    (table!.unread ??= []).push({ line: no, text, ...(block ? { block } : {}) });
+    const what = chain ? unreadDnat(text) : undefined;
+    (table!.unread ??= []).push({
+      line: no,
+      text,
+      ...(block ? { block } : {}),
+      ...(what ? { what } : {}),
+    });
   };
   // the input ended inside the table (or nft crashed there): a paste cut short, read as far as
   // it goes

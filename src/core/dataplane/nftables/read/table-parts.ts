@@ -245,6 +245,15 @@ function numgenPairs(
 const VMAP_PAIR = /^\d+ : (?:(?:goto|jump) \S+|drop|accept|return|continue)$/;
 const DNAT_PAIR = /^\d+ : \S+(?: \. \d+)?$/;
 
+/** What a DNAT kdebug does not read is, where nft's grammar names its form: its address and port
+ * looked up in a map by a key the rule builds (`dnat ip addr . port to KEY map @MAP`). */
+export function unreadDnat(text: string): string | undefined {
+  const m = /(?:^| )dnat (?:ip6? )?(?:addr \. port )?to (.+?) map (@\S+|\{.*\})$/.exec(text);
+  if (!m) return undefined;
+  const map = m[2]!.startsWith('@') ? `map ${m[2]}` : 'a map written in the rule';
+  return `a DNAT to the address and port ${map} gives for the key ${m[1]} (nft's \`dnat to KEY map MAP\`; kube-proxy's released proxiers write no such rule): its endpoints are not read`;
+}
+
 /** Does the rule hold what its text says of DNAT and numgen (a statement the reader knows)? */
 export const understood = (text: string, r: NftRule) =>
   !(text.includes('dnat ') || text.includes('numgen ')) ||
