@@ -1,6 +1,12 @@
 // What a parse throws: IptablesParseError for a line it cannot read (FILE:LINE and why), and
 // NoRulesError for input that holds no rule, saying what it holds instead and what to run.
-import { foreignText, type ForeignKind } from './paste/other-lines/foreign-kinds.js';
+import {
+  foreignText,
+  HOST_NAMES,
+  isHost,
+  type ForeignKind,
+  type HostKind,
+} from './paste/other-lines/foreign-kinds.js';
 import { nftErrorSaid, type NftErrors } from './paste/other-lines/nft-errors.js';
 import { LOG_NAMES, type LogKind } from './paste/other-lines/logs.js';
 import type { ParseOptions } from './ruleset.js';
@@ -53,7 +59,7 @@ export interface NoRulesDetail {
   /** How a Cilium `map get` paste prints its ports (cilium/read/other-lines/map-get.ts). */
   ports?: string;
   /** Components' logs among lines no listing is most of: whose, with their lines. */
-  logs?: { kind: LogKind; lines: number[] }[];
+  logs?: { kind: LogKind | HostKind; lines: number[] }[];
 }
 
 /** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
@@ -116,6 +122,6 @@ const logsAmong = (logs: NoRulesDetail['logs']): string =>
   (logs ?? [])
     .map(
       (l) =>
-        `; line${l.lines.length === 1 ? ` ${l.lines[0]} is` : `s ${l.lines.join(', ')} are`} ${LOG_NAMES[l.kind]}: what it did, not what rules the node holds`,
+        `; line${l.lines.length === 1 ? ` ${l.lines[0]} is` : `s ${l.lines.join(', ')} are`} ${isHost(l.kind) ? HOST_NAMES[l.kind] : `${LOG_NAMES[l.kind]}: what it did, not what rules the node holds`}`,
     )
     .join('');

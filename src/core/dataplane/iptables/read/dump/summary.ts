@@ -1,6 +1,12 @@
 // What the paste held besides the dump, said once at the end of the pass: lines read in bulk
 // (prefixes, repeats, other tools' listings), one log merged, other kube-proxy modes.
-import { foreignText, isKubectl, type ForeignKind } from '../paste/other-lines/foreign-kinds.js';
+import {
+  foreignText,
+  isHost,
+  isKubectl,
+  type ForeignKind,
+  type HostKind,
+} from '../paste/other-lines/foreign-kinds.js';
 import { isLog, type LogKind } from '../paste/other-lines/logs.js';
 import type { ParserState } from './parser-state.js';
 import type { Table } from '../table.js';
@@ -101,9 +107,12 @@ export function mergeLogs(state: ParserState): void {
 }
 
 /** The logs whose component the lines name (kubelet's, kube-proxy's ...), with their lines. */
-export function namedLogs(state: ParserState): { kind: LogKind; lines: number[] }[] {
+export function namedLogs(state: ParserState): { kind: LogKind | HostKind; lines: number[] }[] {
   return [...state.foreign]
-    .filter((e): e is [LogKind, number[]] => isLog(e[0]) && e[0] !== 'other-log')
+    .filter(
+      (e): e is [LogKind | HostKind, number[]] =>
+        (isLog(e[0]) && e[0] !== 'other-log') || isHost(e[0]),
+    )
     .map(([kind, lines]) => ({ kind, lines }));
 }
 
@@ -177,5 +186,8 @@ export function mainForeign(state: ParserState): ForeignKind | undefined {
     if (kind === 'kube-proxy-nft') return kind; // its tables sit among iptables-nft's
     if (!best || state.foreign.get(kind)!.length > state.foreign.get(best)!.length) best = kind;
   }
+  // a node's own views (ps, sysfs) name the paste only where they are most of it
+  if (best && isHost(best) && state.foreign.get(best)!.length * 2 <= state.nonBlank)
+    return undefined;
   return best;
 }

@@ -1,6 +1,6 @@
 // The other tools' listings a paste may hold instead of (or beside) a rules dump: their kinds, and
 // what kdebug says of each and what to run instead.
-import { LOGS, ipvsProxierLog, type LogKind } from './logs.js';
+import { LOGS, RUN, ipvsProxierLog, type LogKind } from './logs.js';
 
 /** Other tools' output that a paste may hold instead of (or beside) a rules dump. */
 export type ForeignKind =
@@ -39,7 +39,11 @@ export type ForeignKind =
   | 'calico-bpf-log'
   | 'calico-bpf-counters'
   | 'iptables-trace'
-  | 'ovs-flows';
+  | 'ovs-flows'
+  | HostKind;
+
+/** What a node shows of itself beside its rules: its processes and its kernel's settings. */
+export type HostKind = 'process-listing' | 'sysfs';
 
 /** kubectl's output, by the resource its printer's columns are of (`kubectl get nodes` ...). */
 export type KubectlKind =
@@ -130,6 +134,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "these are Open vSwitch (OVS) flows (`ovs-ofctl dump-flows`, Antrea's `antctl get ovsflows`): AntreaProxy (or OVN) implements Services as OpenFlow flows and select groups, not kube-proxy rules; kdebug does not read them yet: in `antctl get ovsflows -S NAME -n NAMESPACE` a Service's group has a bucket per endpoint",
   ovn: "this is OVN's northbound database (`ovn-nbctl lb-list`, `list load_balancer`, or `show`'s switches and ports): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: in `ovn-nbctl lb-list` each VIP line lists its backends",
   ...LOGS,
+  'process-listing': `this is a process listing (\`ps\`): which processes run, with their flags (kube-proxy's --proxy-mode among them), not the rules they wrote: ${RUN}`,
+  sysfs: `these are the kernel's settings read from /sys or /proc (or \`sysctl\`): how the node forwards and bridges packets, not its Service rules: ${RUN}`,
   'nft-rules':
     "these are nftables rules in nft's own syntax, lines of a chain without their table: kdebug reads kube-proxy's nftables table whole (`nft list table ip kube-proxy`, nftables mode) and iptables' rules as `iptables-save` prints them",
   'nft-no-json':
@@ -203,3 +209,11 @@ function noTable(cmd: 'iptables' | 'ip6tables', tables: readonly string[]): stri
   const other = tables.length === 1 ? ` -t ${tables[0]}` : '';
   return `this is ${cmd} failing to open ${what}: the node's kernel has ${lacks}; ${cmd} opens each table on its own, so its other tables are not affected (\`${cmd}-save\` lists those it has), and the other backend may hold ${tables.length === 0 ? 'that one' : them} (\`${cmd}-nft-save${other}\` or \`${cmd}-legacy-save${other}\`)${six ? '; `iptables-save` lists the IPv4 rules' : ''}`;
 }
+
+/** Each of the node's own views, in a few words: where its lines are a few among others. */
+export const HOST_NAMES: Record<HostKind, string> = {
+  'process-listing': 'a process listing (`ps`: which processes run, no rules)',
+  sysfs: "the kernel's settings read from /sys or /proc (no rules)",
+};
+
+export const isHost = (kind: string): kind is HostKind => kind in HOST_NAMES;

@@ -147,6 +147,22 @@ export const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} +\S+ +)?(?:tcp|udp|sctp) +\[?[\d.:a-f]+\]?:\d+(?: +\S+)?$/,
     'ovn',
   ],
+  // procps' `ps aux` (USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND) and `ps -ef` (UID
+  // PID PPID C STIME TTY TIME CMD): their headers and rows
+  [
+    /^(?:USER +PID +%CPU +%MEM +VSZ +RSS +TTY +STAT|UID +PID +PPID +C +STIME +TTY +TIME +CMD)\b/,
+    'process-listing',
+  ],
+  [
+    /^\S+ +\d+ +\d+\.\d +\d+\.\d +\d+ +\d+ +\S+ +[DIRSTtWXZ<NLsl+]+ +\S+ +\d+:\d\d +\S|^\S+ +\d+ +\d+ +\d+ +\S+ +\S+ +\d+:\d\d:\d\d +\//,
+    'process-listing',
+  ],
+  // a command reading the kernel's settings under /sys or /proc (cat, a shell loop over them,
+  // sysctl), after a prompt or not; the lines it printed go on from it
+  [
+    /^(?:\S*[$#] +)?(?:sudo +)?(?:(?:cat|ls|grep|head|tail)\b.* |for \S+ in |while .* )\/(?:sys|proc)\/|^(?:\S*[$#] +)?(?:sudo +)?sysctl\b/,
+    'sysfs',
+  ],
   // `ip addr`: an interface's line, its link and its addresses
   [/^\d+: [\w@.-]+: <[A-Z_,-]*> mtu \d+/, 'ip-addr'],
   [

@@ -132,7 +132,7 @@ function unitKind(name: string): LogKind | undefined {
 }
 
 /** What to run instead of pasting a log: the node's rules, in each mode. */
-const RUN =
+export const RUN =
   'run `iptables-save` on the node (`ip6tables-save` for IPv6 Services, `ipvsadm -Ln` in IPVS mode, `nft list table ip kube-proxy` in nftables mode) and give kdebug that';
 
 /** What each log is, and what to run instead. */
