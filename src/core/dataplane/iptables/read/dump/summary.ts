@@ -106,13 +106,10 @@ export function mergeLogs(state: ParserState): void {
   state.foreign.delete('other-log');
 }
 
-/** The logs whose component the lines name (kubelet's, kube-proxy's ...), with their lines. */
+/** The logs among the lines (kubelet's, kube-proxy's ..., or one whose lines name none), with their lines. */
 export function namedLogs(state: ParserState): { kind: LogKind | HostKind; lines: number[] }[] {
   return [...state.foreign]
-    .filter(
-      (e): e is [LogKind | HostKind, number[]] =>
-        (isLog(e[0]) && e[0] !== 'other-log') || isHost(e[0]),
-    )
+    .filter((e): e is [LogKind | HostKind, number[]] => isLog(e[0]) || isHost(e[0]))
     .map(([kind, lines]) => ({ kind, lines }));
 }
 

@@ -154,7 +154,7 @@ export const LOG_NAMES: Record<LogKind, string> = {
   'antrea-log': "Antrea's agent log",
   'kube-router-log': "kube-router's log",
   'kubelet-log': "the kubelet's log (it writes no Service rules)",
-  'other-log': 'a log',
+  'other-log': 'a log (klog or journald lines; whose, they do not say)',
 };
 
 /** Whether another tool's listing is a log. */
