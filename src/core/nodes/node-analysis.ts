@@ -5,7 +5,8 @@ import { familyNotRecorded, nodeDump } from '../facts/facts.js';
 import { serviceListScope, type ServiceListScope } from '../facts/service-list-scope.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
 import { servedByCilium } from '../dataplane/cilium/drift/left-to-kube-proxy.js';
-import type { Dataplane } from '../dataplane/dataplane.js';
+import { agentUnread, besideUnread } from '../dataplane/cilium/beside-unread.js';
+import { couldNotRead, type Dataplane } from '../dataplane/dataplane.js';
 import { iptablesDataplane } from '../dataplane/iptables/dataplane.js';
 import { modeTraits } from '../dataplane/mode-traits.js';
 import {
@@ -77,8 +78,16 @@ export class NodeAnalysis extends NodeExpected {
    * partial replacement's kinds ahead of kube-proxy's rules and its table was read. */
   private besideAgent(own: Dataplane, listed: ServiceListScope): Dataplane {
     const agent = this.analysis.state(this.name).cilium;
-    const read = this.cilium()?.read;
-    if (!agent?.replacement?.handles || !read) return own;
+    if (!agent) return own;
+    const listing = this.cilium();
+    const read = listing?.read;
+    // what of the agent was not read is said, never compared as if absent
+    const failure = listing?.failure && couldNotRead(listing.failure);
+    // one table holds both families: the IPv6 analysis leaves it to the IPv4 one's
+    const tableRead = !!read || this.family === 'IPv6';
+    const unread = agentUnread(agent, { read: tableRead, ...(failure ? { failure } : {}) });
+    if (unread) return besideUnread(own, agent, unread);
+    if (!agent.replacement?.handles || !read) return own;
     return this.modeCode('cilium').ciliumBesideKubeProxy(
       own,
       read,

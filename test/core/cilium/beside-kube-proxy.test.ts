@@ -13,12 +13,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../../src/core/nodes/analysis.js';
-import { driftAnswer } from '../../../src/core/dataplane/drift.js';
+import { driftAnswer, type NodeDrift } from '../../../src/core/dataplane/drift.js';
 import { driftDoc, driftText } from '../../../src/output/drift.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
 import type { TracePacket } from '../../../src/core/dataplane/trace/trace.js';
 import { assertMatchesSchema } from '../../support/schema.js';
 import { allModes } from '../../support/modes.js';
+import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
+import { run } from '../checks/builders.js';
 
 const NODE = 'vm-12-11-centos';
 const FRONTENDS = [
@@ -56,23 +58,33 @@ async function scenario(
   o: {
     agentLacks?: RegExp;
     kubeProxyLacks?: RegExp;
-    config?: Record<string, string>;
+    config?: Record<string, string | undefined>;
     image?: string;
     listing?: string;
+    /** No listing of the agent's table recorded. */
+    noTable?: boolean;
+    /** The agent's recorded `status --verbose`. */
+    status?: string;
   } = {},
 ): Promise<Analysis> {
+  return new Analysis(await scenarioFacts(o), { code: allModes });
+}
+
+async function scenarioFacts(o: Parameters<typeof scenario>[0] = {}): Promise<Facts> {
   const base = await readSnapshot('snapshots/nodeport-local-no-endpoint');
   const cilium = await readSnapshot('snapshots/cilium-stale-backend');
   const agents = cilium.objects
     .filter((x) => x.kind === 'Pod' && name(x).startsWith('cilium-'))
     .map((p) => (o.image ? withImage(p, o.image) : p));
   const config = cilium.objects.find((x) => x.kind === 'ConfigMap' && name(x) === 'cilium-config')!;
-  const data = {
+  const set = {
     ...(config['data'] as Record<string, string>),
     'kube-proxy-replacement': 'false',
     'enable-node-port': 'true',
     ...o.config,
   };
+  // a key set to undefined is a key cilium-config lacks
+  const data = Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined));
   const own = base.nodes[NODE]!;
   const facts: Facts = {
     ...base,
@@ -82,13 +94,16 @@ async function scenario(
       [NODE]: {
         ...own,
         'iptables-save': without(own['iptables-save']!, o.kubeProxyLacks),
-        ...(o.listing
-          ? { 'cilium-service-list': o.listing }
-          : { 'cilium-frontends': without(FRONTENDS, o.agentLacks) }),
+        ...(o.status ? { 'cilium-status': o.status } : {}),
+        ...(o.noTable
+          ? {}
+          : o.listing
+            ? { 'cilium-service-list': o.listing }
+            : { 'cilium-frontends': without(FRONTENDS, o.agentLacks) }),
       },
     },
   };
-  return new Analysis(facts, { code: allModes });
+  return facts;
 }
 
 function withImage(pod: KubeObject, image: string): KubeObject {
@@ -231,5 +246,77 @@ describe('trace on a node where both program Services: which one translates each
     assert.ok(!outside.tables.includes('cilium'), outside.tables.join(', '));
     assert.match(outside.r.notes[0]!, /load-balances nothing at the node's device/);
     assert.deepEqual(tables(a, POD).tables, ['cilium']);
+  });
+});
+
+describe('kube-proxy beside an agent whose half was not read: said, neither passed nor failed', () => {
+  const notes = (d: NodeDrift) => (d.notRead ?? []).filter((n) => n.drift.component === 'cilium');
+
+  // before: kube-proxy's rules alone were compared and 'no drift' said, nothing of the agent
+  it('a partial replacement whose table was not read: what it serves is said not compared', async () => {
+    const a = await scenario({ noTable: true });
+    const d = a.node(NODE).drift();
+    assert.equal(d.ciliumBeside, undefined);
+    const [n, ...more] = notes(d);
+    assert.equal(more.length, 0);
+    assert.equal(n!.id, 'table-not-captured');
+    assert.match(
+      n!.explanation,
+      /serves ClusterIP, NodePort, LoadBalancer, externalIPs ahead of kube-proxy's rules .*its Service table \(cilium-dbg service list, db\/show frontends or bpf lb list\) was not read: only kube-proxy's rules were compared/,
+    );
+    const text = driftText(driftAnswer('t', [d], []));
+    assert.match(text, /no drift in what was read/);
+    assert.doesNotMatch(text, /Cilium's agent holds every frontend/);
+  });
+
+  it('a table recorded that does not read: its failure is why', async () => {
+    const d = (await scenario({ listing: 'ID   Frontend\n1    not a frontend\n' }))
+      .node(NODE)
+      .drift();
+    assert.match(notes(d)[0]?.explanation ?? '', /was not read: /);
+  });
+
+  it('its kube-proxy-replacement setting not read (no status, cilium-config without it): whether it serves anything is not known', async () => {
+    const a = await scenario({
+      config: { 'kube-proxy-replacement': undefined, 'enable-node-port': undefined },
+    });
+    assert.equal(a.state(NODE).cilium?.replacement, undefined);
+    const d = a.node(NODE).drift();
+    const [n] = notes(d);
+    assert.match(
+      n!.explanation,
+      /its kube-proxy-replacement setting was not read \(Cilium's default: off\), so whether it serves any Service kind ahead of kube-proxy's rules is not known/,
+    );
+    assert.ok(n!.evidence.some((e) => e.kind === 'not-observed'));
+    // the walk says it may not be the packet's path
+    const r = a.node(NODE).trace({
+      src: '10.244.1.5',
+      dst: '10.1.0.10',
+      dport: 53,
+      protocol: 'udp',
+      fromHost: false,
+    });
+    assert.match(
+      r.notes[0]!,
+      /this walk through kube-proxy's rules is the packet's path only where the agent does not take it first/,
+    );
+  });
+
+  it('a replacement read as off (cilium-config kube-proxy-replacement: false, NodePort off): nothing to say', async () => {
+    const d = (await scenario({ config: { 'enable-node-port': 'false' }, noTable: true }))
+      .node(NODE)
+      .drift();
+    assert.deepEqual(notes(d), []);
+  });
+
+  it("the Rules step does not pass the node on kube-proxy's rules alone", async () => {
+    const all = run(rulesCheck, await scenarioFacts({ noTable: true }));
+    const match = all.find((f) => f.id === 'rules-match');
+    // the other node (whose agent's table was not read either) is not matched
+    assert.equal(match, undefined, match?.explanation);
+    const found = all.filter((x) => x.node === NODE || x.nodes?.includes(NODE));
+    const skip = found.find((f) => f.id === 'rules-not-observed');
+    assert.equal(skip?.status, 'skip');
+    assert.match(skip!.explanation, /beside kube-proxy was not compared \(it serves ClusterIP/);
   });
 });

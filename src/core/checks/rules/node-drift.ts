@@ -42,12 +42,14 @@ export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode
   let found: DriftFinding[];
   let source: string;
   let releaseDisagrees: NodeDrift['releaseDisagrees'];
+  let uncompared: string | undefined;
   try {
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
     const d = na.drift(ctx.scope);
     found = [...d.findings, ...(d.notes ?? []), ...(d.notRead ?? [])];
     source = d.source;
     releaseDisagrees = d.releaseDisagrees;
+    uncompared = na.dataplane()?.notCompared(d);
   } catch (e) {
     if (!(e instanceof DriftInputError)) throw e;
     // rules not compared are not observed for this Service: the step cannot pass for them
@@ -68,6 +70,19 @@ export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode
   // lines of the dump skipped may hold any of the Service's rules: said, nothing of them judged
   const blind = (na.dataplane()?.notReadFor(names) ?? []).map((u) => unseen(u, node));
   const skipped = blind.length > 0 ? [on(dumpNotRead(ctx, na, svc, found, blind), true)] : [];
+  // a part of the node's state not compared (an agent beside kube-proxy, not read): no match
+  const partly = uncompared
+    ? [
+        on(
+          finding('rules-not-observed', 'skip', "part of the node's state not compared", {
+            explanation: `On ${node}, ${uncompared}: what that part holds for ${svc.namespace}/${svc.name} is not observed.`,
+            evidence: [unseen(`${node}: ${uncompared}`, node)],
+            node,
+          }),
+          true,
+        ),
+      ]
+    : [];
   // a kube-proxy that is not running explains whatever its node's rules got wrong since
   const down = ctx.earlier.find(
     (c) =>
@@ -90,7 +105,7 @@ export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode
       );
       return on(consequence(withCommand(seen, node, down !== undefined), down));
     })
-    .concat(disagrees, skipped);
+    .concat(disagrees, skipped, partly);
 }
 
 /** The release read for the node and the one its rules are spelled by disagree: said once, with
