@@ -157,6 +157,26 @@ describe('kube-proxy and a partial Cilium replacement on one node: both compared
     assertMatchesSchema(doc);
   });
 
+  // before: "connections to it are not load-balanced by Cilium on this node", the Cilium-only
+  // sentence, where kube-proxy's rules take the packet the agent passes
+  it('the missing frontend says which component lacks it and where its packets go', async () => {
+    const d = (await scenario({ agentLacks: WEB_NODE_PORT })).node(NODE).drift();
+    const f = d.findings[0]!;
+    assert.match(
+      f.explanation,
+      /^Cilium's agent on vm-12-11-centos, beside kube-proxy there \(partial kube-proxy replacement \(false\): Cilium handles ClusterIP, NodePort, LoadBalancer, externalIPs; leaves HostPort to kube-proxy\), holds no NodePort frontend 0\.0\.0\.0:30081\/TCP for default\/web: a packet to it passes the agent untranslated to kube-proxy's rules, which hold it \(KUBE-NODEPORTS -> KUBE-EXT-CDGGSHYLG3RE2FKL\) and translate it/,
+    );
+    assert.doesNotMatch(f.explanation, /not load-balanced by Cilium/);
+    const both = (await scenario({ agentLacks: WEB_NODE_PORT, kubeProxyLacks: KP_WEB_NODE_PORT }))
+      .node(NODE)
+      .drift();
+    const missing = both.findings.find((x) => x.id === 'cilium-frontend-missing')!;
+    assert.match(
+      missing.explanation,
+      /passes the agent untranslated to kube-proxy's rules, which hold no rule for it either: connections to it are not load-balanced on this node/,
+    );
+  });
+
   it("kube-proxy's missing ClusterIP rule is kube-proxy's finding; its missing node port, a note", async () => {
     const dns = (await scenario({ kubeProxyLacks: KP_DNS_CLUSTER_IP })).node(NODE).drift();
     assert.ok(dns.findings.length > 0);

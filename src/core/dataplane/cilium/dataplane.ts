@@ -6,7 +6,7 @@ import type { CiliumCompared } from '../drift.js';
 import type { ClusterView } from '../../kube/objects.js';
 import type { ServiceListScope } from '../../facts/service-list-scope.js';
 import { serviceRefOf, type ServicePortName } from '../../model.js';
-import type { CiliumAgent, PartialReplacement } from './agent/agent.js';
+import { partialText, type CiliumAgent, type PartialReplacement } from './agent/agent.js';
 import { besideKubeProxy } from './beside-kube-proxy.js';
 import { healthServerUnknown, knownMapFlags } from './agent/comparable.js';
 import { ciliumDrift, type CiliumDriftInput } from './drift.js';
@@ -96,7 +96,7 @@ export function ciliumDataplane(
       const only = new Set(ports.only.map((p) => `${p.name} ${p.protocol.toLowerCase()}`));
       return { ...all, services: all.services.filter((t) => only.has(`${t.name} ${t.protocol}`)) };
     },
-    drift: (node, _kubeProxy, _trees, scope) => {
+    drift: (node, _kubeProxy, trees, scope) => {
       const d = ciliumDrift({
         node,
         expected: expected(scope),
@@ -129,6 +129,10 @@ export function ciliumDataplane(
           : { podAbsent: true }),
         ...healthServers(view, agent, scope),
         ...(refused ? { refused } : {}),
+        // beside kube-proxy, `trees` are its rules' (beside-kube-proxy.ts)
+        ...(kubeProxyBeside && agent.replacement
+          ? { kubeProxyBeside: { trees, replacement: partialText(agent.replacement) } }
+          : {}),
       });
       // the kinds a partial replacement leaves to kube-proxy, where it does not run
       const left = kubeProxyBeside

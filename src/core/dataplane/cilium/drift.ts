@@ -29,6 +29,7 @@ import {
   oneOfMissing,
 } from './drift/health-server.js';
 import { stale } from './drift/stale.js';
+import { missingBeside, type KubeProxyBeside } from './drift/beside-missing.js';
 import { cutNotes, notWhole } from './drift/cut.js';
 import { heldByMaps, maps } from './drift/table-maps.js';
 import { wildcards } from './drift/wildcards.js';
@@ -71,6 +72,8 @@ export interface CiliumDriftInput {
    * rests on, and the log of its last start: its table was read, so it is compared as usual and
    * this said beside. */
   refused?: Refusal;
+  /** kube-proxy runs beside the agent's partial replacement: what its rules hold. */
+  kubeProxyBeside?: KubeProxyBeside;
 }
 
 /** Every frontend and backend of the agent's table as drift writes them (the TUI's Drift view
@@ -143,7 +146,13 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
       add('cilium-frontend-missing', {
         service,
         title: `no frontend ${frontendLine(want)}`,
-        message: `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service}${inMaps.length ? ` in its table, but its BPF map still does (its entry is the evidence): the datapath looks up the map, so it still translates connections to it as the map holds them, until the agent removes the entry` : ': connections to it are not load-balanced by Cilium on this node'}. ${NOT_APPLIED}`,
+        message: `${
+          inMaps.length
+            ? `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service} in its table, but its BPF map still does (its entry is the evidence): the datapath looks up the map, so it still translates connections to it as the map holds them, until the agent removes the entry.`
+            : input.kubeProxyBeside
+              ? missingBeside(want, node, input.kubeProxyBeside)
+              : `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service}: connections to it are not load-balanced by Cilium on this node.`
+        } ${NOT_APPLIED}`,
         expected: [
           `${frontendLine(want)} -> ${want.backends.map(backendLine).join(', ') || 'no backends'}`,
         ],
