@@ -35,6 +35,29 @@ describe('ping to a Service address where Cilium replaces kube-proxy', () => {
       );
     });
 
+  // before: the host's echo was said to skip the lookup at bpf_lxc.c or nodeport.h, paths a
+  // packet the host sends never takes (bpf_host.c runs nodeport_lb4 only `if (!from_host)`)
+  it('trace from the node itself: no Service lookup on its path, routed on unchanged', () => {
+    const args = ['trace', '--snapshot', SNAP, '--node', 'vm-12-7-centos', '--src', '10.0.12.7'];
+    const r = kdebug([...args, '--dst', '10.1.190.219', '--proto', 'icmp', '-o', 'json']);
+    const walk = JSON.parse(r.stdout) as {
+      packet: { from: string; enters: string };
+      outcomes: { verdict: string; destination: string | null; rules: { rule: string }[] }[];
+    };
+    assert.equal(walk.packet.from, 'host');
+    assert.match(walk.packet.enters, /the host device on the way out/);
+    assert.deepEqual(
+      walk.outcomes.map((o) => [o.verdict, o.destination]),
+      [['ACCEPT', null]],
+    );
+    const rule = walk.outcomes[0]!.rules[0]!.rule;
+    assert.match(
+      rule,
+      /an ICMP echo from the node itself meets no Service lookup \(the host's socket hook translates TCP and UDP only \(bpf_sock\.c sock_proto_enabled\), and bpf_host\.c looks up no Service for a packet the host sends/,
+    );
+    assert.doesNotMatch(rule, /bpf_lxc|nodeport\.h/);
+  });
+
   it("svc's ping explanation says what the datapath does, per release", () => {
     const r = kdebug(['svc', 'nginx-svc', '--snapshot', SNAP, '--verbose']);
     const text = r.stdout.replace(/\s+/g, ' ');
@@ -47,6 +70,8 @@ describe('ping to a Service address where Cilium replaces kube-proxy', () => {
       /Cilium neither translates nor drops it\. The echo is routed on toward 10\.1\.190\.219, which nothing answers/,
     );
     assert.match(text, /No Cilium release up to 1\.20 answers an echo to a Service address/);
+    // kdebug's pings run on the node: the host's path is said
+    assert.match(text, /and an ICMP echo from the node itself meets no Service lookup/);
     assert.doesNotMatch(text, /Cilium drops ICMP/);
   });
 });

@@ -33,7 +33,7 @@ import {
 import { SETTING_NOT_KNOWN } from './agent/refused.js';
 import { originOf, peerHook, type TraceSenders } from './trace-source.js';
 import { followed, usedOf } from './trace-maps.js';
-import { CILIUM_ICMP } from './ping.js';
+import { ciliumIcmp } from './ping.js';
 
 /** The agent's settings the walk depends on, and what it knows of the senders (trace-source.ts):
  * a Pod's packet is walked where the Pod sends it, the host's where it does, any other where it
@@ -132,7 +132,7 @@ export function traceCiliumPacket(
             table: 'cilium',
             chain: 'frontends',
             line: 0,
-            rule: `Cilium load-balances TCP, UDP and SCTP only: ${CILIUM_ICMP}`,
+            rule: `Cilium load-balances TCP, UDP and SCTP only: ${ciliumIcmp(fromHost ? 'host' : fromPod ? 'pod' : 'network')}`,
             effect: own
               ? 'delivered to the node itself'
               : `routed unchanged: no interface owns ${dst}, so nothing answers the echo`,
