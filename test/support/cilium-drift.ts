@@ -21,6 +21,8 @@ export function drift(
   frontends: string | null | undefined = listing(v, 'expected-frontends.txt'),
   /** cilium-config keys besides the script's flags. */
   config: Record<string, string> = {},
+  /** The snapshot's meta.json: a capturedAt says every namespace's Services were listed. */
+  meta: Record<string, string> = {},
 ) {
   const s = setup(v);
   const o = s.maps.options;
@@ -68,7 +70,7 @@ export function drift(
         }),
       ],
       nodes: { testnode: nodes },
-      meta: {},
+      meta,
     },
     { code: allModes },
   )
