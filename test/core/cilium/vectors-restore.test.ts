@@ -42,6 +42,21 @@ describe("Cilium 1.20's re-read scripts: the table before the change, held after
     assert.equal(d.findings[0]!.title, '10.96.50.104:80/TCP: backend 10.244.1.2:80/TCP missing');
   });
 
+  // before: no drift, the frontend matched by its address whatever Service it named
+  it("reuse: the ClusterIP still test/echo's after test/echo2 took it", () => {
+    const d = drift(V.echo2, undefined, before(V.echo));
+    assert.deepEqual(found(d), ['cilium-frontend-missing test/echo2:http']);
+    assert.match(
+      d.findings[0]!.explanation,
+      /holds 10\.96\.50\.104:80\/TCP for test\/echo, not for test\/echo2, which the objects give it: .* connections to it go to the earlier Service's backends/,
+    );
+    assert.deepEqual(d.findings[0]!.drift.actual, [
+      'nodes/testnode/cilium-frontends.txt:2: 10.96.50.104:80/TCP',
+    ]);
+    // the script's own state, test/echo's table with test/echo's objects, stays no drift
+    assert.deepEqual(found(drift(V.echo, undefined, before(V.echo))), []);
+  });
+
   it('resync: the frontend of a Service gone, kept after the re-list', () => {
     // every namespace's Services listed (a snapshot kdebug captured): test/echo is known gone
     const d = drift(V.gone, undefined, before(V.start), {}, { capturedAt: '2026-12-07T00:00:00Z' });

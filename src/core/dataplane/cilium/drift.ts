@@ -6,6 +6,7 @@ import { kubectl, valid, type NextCommand } from '../../findings/next-command.js
 import {
   driftFinding,
   isDrift,
+  lineAt,
   sortFindings,
   type AddFinding,
   type DriftFinding,
@@ -116,7 +117,11 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   const cutUnlisted: ExpectedFrontend[] = [];
   for (const want of input.expected) {
     if (want.internal && !scopes) continue;
-    const entries = actual.find(want);
+    // an entry naming another Service is that one's: its address passed between Services
+    // (reuse.txtar) and the agent holds the earlier owner's
+    const found = actual.find(want);
+    const entries = found.filter((e) => !ownedByAnother(e, want));
+    const owners = found.filter((e) => !entries.includes(e));
     const service = nameOf(want);
     if (entries.length === 0 && want.kprNotKnown) {
       unlisted.push(want);
@@ -143,20 +148,28 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     if (entries.length === 0) {
       // its BPF map may still hold it: the datapath follows the map
       const inMaps = heldByMaps(input, want);
+      // said here as the address's earlier owner, not again as a stale frontend
+      for (const e of owners) matched.add(e);
       add('cilium-frontend-missing', {
         service,
         title: `no frontend ${frontendLine(want)}`,
         message: `${
-          inMaps.length
-            ? `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service} in its table, but its BPF map still does (its entry is the evidence): the datapath looks up the map, so it still translates connections to it as the map holds them, until the agent removes the entry.`
-            : input.kubeProxyBeside
-              ? missingBeside(want, node, input.kubeProxyBeside)
-              : `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service}: connections to it are not load-balanced by Cilium on this node.`
+          owners.length
+            ? `Cilium's agent on ${node} holds ${frontendKey(want)} for ${[...new Set(owners.map((e) => e.service))].join(', ')}, not for ${want.service}, which the objects give it: the address passed from one Service to the other and the agent did not apply the change, so connections to it go to the earlier Service's backends.`
+            : inMaps.length
+              ? `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service} in its table, but its BPF map still does (its entry is the evidence): the datapath looks up the map, so it still translates connections to it as the map holds them, until the agent removes the entry.`
+              : input.kubeProxyBeside
+                ? missingBeside(want, node, input.kubeProxyBeside)
+                : `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service}: connections to it are not load-balanced by Cilium on this node.`
         } ${NOT_APPLIED}`,
         expected: [
           `${frontendLine(want)} -> ${want.backends.map(backendLine).join(', ') || 'no backends'}`,
         ],
-        ...(inMaps.length ? { actual: inMaps } : {}),
+        ...(owners.length
+          ? { actual: owners.map((e) => lineAt(table.source, e.line, frontendLine(e))) }
+          : inMaps.length
+            ? { actual: inMaps }
+            : {}),
         next,
       });
       continue;
@@ -287,4 +300,12 @@ function agentLogs(input: CiliumDriftInput): NextCommand | undefined {
     ...(a.container ? ['-c', valid.name(a.container)] : []),
     '--tail=200',
   );
+}
+
+/** Whether `e`, found at `want`'s address, names a Service other than `want`'s (the health
+ * server's frontends and a Local Redirect Policy's are their Service's). */
+function ownedByAnother(e: CiliumFrontend, want: ExpectedFrontend): boolean {
+  if (e.service === undefined || e.redirectTo || e.type === 'LocalRedirect') return false;
+  const owner = healthServerOf(e.service) ?? e.service;
+  return owner !== (healthServerOf(want.service) ?? want.service);
 }
