@@ -119,7 +119,11 @@ describe(
       const theirs = rules(inNs('iptables-save', []));
       const ours = rules(
         expectedSave(
-          expectedRules(clusterView([...common, ...overall]), NODE, { randomFully: false }),
+          // the payload predates 1.37, which writes --random-fully whatever iptables has
+          expectedRules(clusterView([...common, ...overall]), NODE, {
+            randomFully: false,
+            release: { minor: 36 },
+          }),
           { header: false },
         ),
       );

@@ -89,6 +89,13 @@ describe('expect: what each release writes, where the vectors showed gaps', () =
       true,
     ],
     [
+      '1.37 on a node whose rules lack it: still written, 1.37 writes it whatever iptables has',
+      '',
+      { release: { minor: 37 }, randomFully: false },
+      /-j MASQUERADE --random-fully$/m,
+      true,
+    ],
+    [
       '1.37: nothing assumed',
       '',
       { release: { minor: 37 } },

@@ -161,6 +161,8 @@ export function expectedRules(
   const opts = {
     ...DEFAULT_EXPECT_OPTIONS,
     ...rest,
+    // from 1.37 kube-proxy writes it whatever iptables says: a rule without it is not its own
+    ...(writes(release, 'iptablesAlwaysRandomFully') ? { randomFully: true } : {}),
     localhostNodePorts,
     interfaceAddresses: options.interfaceAddresses ?? [],
   };
