@@ -223,8 +223,16 @@ export const driftExit = (a: DriftAnswer): 'problem' | 'failed' | 'ok' =>
       ? 'failed'
       : 'ok';
 
-/** The dump cannot be checked (no nat table, or kube-proxy is not in iptables mode). */
-export class DriftInputError extends Error {}
+/** The dump cannot be checked (no nat table, or kube-proxy is not in iptables mode); `why`: the
+ * reason in one short clause, for a line that names the node and says it was not compared. */
+export class DriftInputError extends Error {
+  constructor(
+    message: string,
+    readonly why?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Why drift cannot be computed for this kube-proxy, if it cannot. */
 export function unsupportedMode(mode: string): string | undefined {

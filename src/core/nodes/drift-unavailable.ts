@@ -71,6 +71,29 @@ export function said(u: DriftUnavailable): string {
   }
 }
 
+/** The reason in one short clause, for a line that names the node and says it was not compared
+ * (the whole sentence, `said`, is its detail). */
+export function saidShort(u: DriftUnavailable): string {
+  const read = (what: string, failure?: DumpReadFailure) =>
+    `${what} ${failure ? 'could not be read' : 'was not read'}`;
+  switch (u.kind) {
+    case 'cilium-ipv6':
+      return "compared as the node's IPv4";
+    case 'cilium-not-read':
+      return u.agent && notStarted(u.agent)
+        ? "Cilium's agent has not started"
+        : read("Cilium's Service table", u.failure);
+    case 'state-not-read':
+      return read(u.mode === 'ipvs' ? 'the IPVS listing' : 'the nftables table', u.failure);
+    case 'listing-cut':
+      return `the listing is cut short at line ${u.line}`;
+    case 'mode-unmodelled':
+      return 'kdebug does not model its proxy mode';
+    case 'dump-cut':
+      return `the dump looks cut short${u.cut.line ? ` after line ${u.cut.line}` : ''}`;
+  }
+}
+
 /** What drift throws for input it cannot read: the node not checkable, or its dump unparsed
  * (anything else is a bug, not rules left unread). */
 export const isDriftReadFailure = (e: unknown): e is Error =>

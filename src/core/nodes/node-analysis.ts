@@ -20,7 +20,7 @@ import type { ServiceTrees } from '../dataplane/trees.js';
 import { nodeNetwork, type NodeNetwork, type TracePacket } from '../dataplane/trace/trace.js';
 import type { TraceResult } from '../dataplane/trace/trace.js';
 import type { Traced } from '../dataplane/trace/answer.js';
-import { unavailableText, type DriftUnavailable } from './drift-unavailable.js';
+import { saidShort, unavailableText, type DriftUnavailable } from './drift-unavailable.js';
 import { leftoverFinding, type OtherModeState } from './leftovers.js';
 import { kubectl, onNode as onNodeCommand, valid } from '../findings/next-command.js';
 import { NodeExpected } from './node-expected.js';
@@ -186,11 +186,15 @@ export class NodeAnalysis extends NodeExpected {
     let d = this.driftMemo.get(key);
     if (!d) {
       const unavailable = this.driftUnavailable();
-      if (unavailable) throw new DriftInputError(unavailableText(this.name, unavailable));
+      if (unavailable)
+        throw new DriftInputError(unavailableText(this.name, unavailable), saidShort(unavailable));
       const dataplane = this.dataplane();
       if (!dataplane) {
         this.ruleset(); // throws why: the dump's parse error
-        throw new DriftInputError(familyNotRecorded(this.facts, this.name, this.family));
+        throw new DriftInputError(
+          familyNotRecorded(this.facts, this.name, this.family),
+          `no ${this.family} rules recorded`,
+        );
       }
       const found = dataplane.drift(
         this.name,

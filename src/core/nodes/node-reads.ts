@@ -137,7 +137,11 @@ export abstract class NodeReads {
   /** The rule set, or the parse error thrown (commands that cannot go on without it). */
   ruleset(): Ruleset {
     const r = this.rules();
-    if (!r) throw new DriftInputError(familyNotRecorded(this.facts, this.name, this.family));
+    if (!r)
+      throw new DriftInputError(
+        familyNotRecorded(this.facts, this.name, this.family),
+        `no ${this.family} rules recorded`,
+      );
     if (r.failure) throw r.failure;
     return r.ruleset!;
   }

@@ -55,7 +55,7 @@ export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode
     // rules not compared are not observed for this Service: the step cannot pass for them
     return [
       on(
-        finding('rules-not-checked', 'skip', 'rules not compared', {
+        finding('rules-not-checked', 'skip', `rules not compared${e.why ? `: ${e.why}` : ''}`, {
           explanation: e.message,
           evidence: [unseen(e.message, node)],
           node,

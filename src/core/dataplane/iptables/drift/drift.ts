@@ -55,6 +55,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   if (!nat)
     throw new DriftInputError(
       `${input.source}: the dump has no nat table, where kube-proxy's Service rules live`,
+      'the dump has no nat table',
     );
   const trees = input.trees ?? buildServiceTrees(actual, { servicePorts: exp.servicePorts });
   const byHash = new Map<string, ServiceTree>();
