@@ -91,6 +91,10 @@ export function kubeProxyLogs(ctx: CheckContext, node: string) {
   return pod ? kubectl('kube-system', 'logs', valid.name(pod.name)) : kubeProxyPodOn(node);
 }
 
+/** Every kube-proxy's recent log, each line named by its Pod: for a condition of many nodes. */
+export const kubeProxyLogsAll = (ctx: CheckContext) =>
+  kubectl('kube-system', 'logs', '-l', kubeProxySelector(ctx), '--prefix', '--tail=20');
+
 /** The nodes whose kubelet stopped posting status (Ready=Unknown) with a kube-proxy Pod the API
  * still calls Running and Ready: that is the last status the kubelet posted, not known now. */
 export function staleOn(ctx: CheckContext): Map<string, { pod: Pod; down: NodeDown }> {

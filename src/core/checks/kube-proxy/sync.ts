@@ -6,7 +6,7 @@ import type { Finding } from '../../model.js';
 import { kubectl, valid, onNode } from '../../findings/next-command.js';
 import { count, findingOf, FEW_NODES, foldNodes, listFew } from '../check.js';
 import type { CheckContext } from '../context.js';
-import { kubeProxyLogs, kubeProxyPods, kubeProxySelector } from './pods.js';
+import { kubeProxyLogs, kubeProxyLogsAll, kubeProxyPods } from './pods.js';
 
 const finding = findingOf('kube-proxy');
 
@@ -133,7 +133,7 @@ export function freshness(ctx: CheckContext): Finding[] {
       (n) =>
         `kube-proxy behind or failing to write its rules on ${n.length} nodes (${listFew(n, 3)})`,
       // every kube-proxy's log, each line named by its Pod: not the first node's alone
-      kubectl('kube-system', 'logs', '-l', kubeProxySelector(ctx), '--prefix', '--tail=20'),
+      kubeProxyLogsAll(ctx),
     ),
     ...foldNodes(
       of('kube-proxy-sync-not-observed'),

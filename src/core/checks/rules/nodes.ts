@@ -1,10 +1,19 @@
 // Step 7 on many nodes: nodes in the same condition for the Service are one finding ("4,996
 // nodes (a, b, c and 4,993 more): 80/TCP -> 5 endpoints in nftables, as expected"), so the step
 // grows with the conditions found, not with the nodes read.
+import { isDeepStrictEqual } from 'node:util';
 import { seen, unseen } from '../../findings/evidence.js';
+import { kdebug, kubectl, valid, type NextCommand } from '../../findings/next-command.js';
+import { kubeProxyPodOn } from '../../dataplane/iptables/drift/context.js';
 import { isUnobserved, thousands, type Finding } from '../../model.js';
 import { namedFew, ownNameAs } from '../../nodes/access.js';
-import type { RulesMatched } from '../context.js';
+import type { CheckContext, RulesMatched } from '../context.js';
+import {
+  kubeProxyLogs,
+  kubeProxyLogsAll,
+  kubeProxyPods,
+  kubeProxyPodsWide,
+} from '../kube-proxy/pods.js';
 
 /** One node's finding, its title not naming the node; `label` is its family ("IPv6: "), and
  * `named` says whether a finding of this node alone names it in its title; `matched`: the rules
@@ -29,7 +38,11 @@ function conditionKey({ node, label, finding: f }: OnNode): string {
 /** The findings, one per condition: a node alone keeps its own, named in its title when it asks
  * to be or when `several` nodes were read; nodes that share one are named (the first few in the
  * title, all in `nodes`), with the first node's explanation and evidence. */
-export function byCondition(items: readonly OnNode[], several = false): Finding[] {
+export function byCondition(
+  items: readonly OnNode[],
+  several = false,
+  cover?: Covering,
+): Finding[] {
   const groups = new Map<string, OnNode[]>();
   for (const item of items) {
     const key = conditionKey(item);
@@ -47,7 +60,7 @@ export function byCondition(items: readonly OnNode[], several = false): Finding[
         node: first.node,
       };
     const nodes = group.map((g) => g.node);
-    const { node: _one, ...rest } = f;
+    const { node: _one, next: _next, advice: _advice, ...rest } = f;
     return {
       ...rest,
       title: `${first.label}${thousands(nodes.length)} nodes (${namedFew(nodes)}): ${f.title}`,
@@ -64,6 +77,46 @@ export function byCondition(items: readonly OnNode[], several = false): Finding[
           ),
       ],
       nodes,
+      ...nextForNodes(f, nodes, cover),
     };
   });
+}
+
+/** A command that does for every node of a group what `next` does for the first, if there is one. */
+export type Covering = (next: NextCommand, nodes: string[]) => NextCommand | undefined;
+
+/** The Rules step's covering commands: kube-proxy's own (every Pod's log, a rolling restart, its
+ * Pods) and kdebug's drift of every node, where the first node's is that one's. */
+export const coveringOf =
+  (ctx: CheckContext): Covering =>
+  (next, nodes) => {
+    const first = nodes[0]!;
+    const pod = kubeProxyPods(ctx).find((p) => p.nodeName === first)?.name;
+    const is = (c: NextCommand | undefined) => c !== undefined && isDeepStrictEqual(c, next);
+    if (is(kubeProxyLogs(ctx, first))) return kubeProxyLogsAll(ctx);
+    // deleting each node's Pod is what the DaemonSet's own rolling restart does
+    if (pod !== undefined && is(kubectl('kube-system', 'delete', 'pod', valid.name(pod))))
+      return kubectl('kube-system', 'rollout', 'restart', 'daemonset', 'kube-proxy');
+    if (is(kubeProxyPodOn(first))) return kubeProxyPodsWide(ctx);
+    if (is(kdebug(['drift', '--node', valid.name(first)]))) return kdebug(['drift', '--all-nodes']);
+    return undefined;
+  };
+
+/** The Next of a finding that speaks for `nodes`, from the first node's: one that covers them
+ * all where `cover` has one; else the first's, said in the advice to be that node's alone where
+ * it runs on it or names it. */
+function nextForNodes(
+  f: Finding,
+  nodes: string[],
+  cover: Covering | undefined,
+): Pick<Finding, 'next' | 'advice'> {
+  const { next, advice } = f;
+  const kept = advice ? { advice } : {};
+  if (!next) return kept;
+  const covering = cover?.(next, nodes);
+  if (covering) return { next: covering, ...kept };
+  const first = nodes[0]!;
+  if (next.node !== first && !next.argv.includes(first)) return { next, ...kept };
+  const label = `The command below is ${first}'s; run it for each of the ${thousands(nodes.length)} nodes.`;
+  return { next, advice: advice ? `${advice} ${label}` : label };
 }

@@ -12,7 +12,7 @@ import { modeTraits } from '../../dataplane/mode-traits.js';
 import type { CheckContext } from '../context.js';
 import { proxyModes } from '../kube-proxy/kube-proxy.js';
 import { tableNode } from './table.js';
-import { byCondition, type OnNode } from './nodes.js';
+import { byCondition, coveringOf, type OnNode } from './nodes.js';
 import { thousands } from '../../model.js';
 
 const finding = findingOf('rules');
@@ -65,7 +65,7 @@ export function notRead(ctx: CheckContext, read: string[]): Finding[] {
       failed.push({ node, reason: error });
       return [];
     });
-  out.push(...byCondition(tables));
+  out.push(...byCondition(tables, false, coveringOf(ctx)));
   if (missing.length > 0) out.push(notRecorded(ctx, missing, read.length > 0));
   for (const { nodes } of byReason(lost)) out.push(readLost(ctx, nodes, lost, read.length > 0));
   // the same failure on many nodes (no agent Pod there, say) is one finding

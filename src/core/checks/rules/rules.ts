@@ -20,7 +20,7 @@ import { modeTraits } from '../../dataplane/mode-traits.js';
 import type { CheckContext, RulesMatched } from '../context.js';
 import { ciliumNodes, kubeProxyLogs, proxyModes, replacement } from '../kube-proxy/kube-proxy.js';
 import { tableNode, unreadable } from './table.js';
-import { byCondition, type OnNode } from './nodes.js';
+import { byCondition, coveringOf, type OnNode } from './nodes.js';
 import { byName, readWhole } from './read-for-service.js';
 import {
   heldText,
@@ -75,7 +75,7 @@ function ipv6Rules(
     if (compared(found) === 'clean') clean.push(summary(node, svc, ipv6Source(ctx, node, na)));
     items.push(...found);
   }
-  const out = byCondition(items, nodes.length > 1);
+  const out = byCondition(items, nodes.length > 1, coveringOf(ctx));
   let matched: RulesMatched[] = [];
   if (clean.length > 0) {
     const same = clean.every((n) => sameHeld(n.ports, clean[0]!.ports));
@@ -263,7 +263,7 @@ export const rulesCheck: Check<'rules'> = {
       items.push(...found);
     }
     // a node alone names itself once the step read more than one node; nodes alike are one finding
-    const out = byCondition(items, nodes.length > 1);
+    const out = byCondition(items, nodes.length > 1, coveringOf(ctx));
     const ok = clean.map((node) => summary(node, svc, ipv4Source(ctx, node)));
     const matched = items.flatMap((i) => i.matched ?? []);
     if (ok.length > 0) {
@@ -311,7 +311,7 @@ export const rulesCheck: Check<'rules'> = {
     const findings = [
       ...out,
       ...ipv6.findings,
-      ...byCondition(ipv6Tables, nodes.length > 1),
+      ...byCondition(ipv6Tables, nodes.length > 1, coveringOf(ctx)),
       ...unread,
       ...notChosen(ctx),
       ...readWhole(ctx),
