@@ -2,6 +2,7 @@
 import type { CiliumNodeStated } from './checks/rules/cilium.js';
 import type { FindingId } from './findings/finding-ids.js';
 import type { NextCommand } from './findings/next-command.js';
+import type { IPFamily } from './ipv6.js';
 import type { NotRead } from './facts/not-read.js';
 
 /** "ns/name:port", or "ns/name" for an unnamed port: kube-proxy's ServicePortName.String(). */
@@ -120,6 +121,8 @@ export interface Finding {
   node?: string;
   /** Several nodes in the same condition, one finding for all (node is then unset). */
   nodes?: string[];
+  /** The IP family of the rules it is about, where it is about one family's (a node's ip6tables). */
+  family?: IPFamily;
   service?: ServicePortName;
   /** An explanation rather than a judgement (e.g. why ping to a ClusterIP gets no answer). */
   info?: boolean;

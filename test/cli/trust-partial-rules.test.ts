@@ -144,4 +144,40 @@ describe('a probe that answered where the rules lose a share of connections', ()
         );
       },
     ));
+
+  // an endpoint chain deleted in both families on vm-12-11-centos, both ClusterIPs probed there:
+  // each family's answer is the symptom of that family's Rules finding, never the node's first
+  it("dual-stack, both families failing on a node: each answer cites its own family's Rules finding", () =>
+    withCopy(
+      'dual-stack-ipv6-rules-missing',
+      (nodes) => {
+        const [bad, good] = [join(nodes, 'vm-12-11-centos'), join(nodes, 'vm-12-7-centos')];
+        copyFileSync(join(good, 'ip6tables-save.txt'), join(bad, 'ip6tables-save.txt'));
+        dropChain(join(bad, 'iptables-save.txt'), 'KUBE-SEP-SMDVMBZNJPO5AA7R');
+        dropChain(join(bad, 'ip6tables-save.txt'), 'KUBE-SEP-76LLUA5Z7VUXHVFR');
+        for (const probe of [
+          'tcp-connect_10.1.190.219_8080.txt',
+          'tcp-connect_fd00:10:96::be_8080.txt',
+        ])
+          copyFileSync(join(good, probe), join(bad, probe));
+      },
+      (dir) => {
+        const reach = reachability(dir);
+        const symptoms = reach.findings.filter((x) => x.id === 'clusterip-unreachable');
+        const cited = (family: string) => {
+          const f = symptoms.find((x) => x.title.startsWith(family));
+          assert.ok(f, symptoms.map((x) => x.title).join('\n'));
+          assert.deepEqual([f.status, f.node], ['warn', 'vm-12-11-centos']);
+          // the rule lines of the Rules finding it follows from, as read on the node
+          return f.evidence.filter((e) => e.kind === 'observed' && /-j KUBE-SEP-/.test(e.text));
+        };
+        const v4 = cited('IPv4: ');
+        const v6 = cited('IPv6: ');
+        assert.ok(v4.length > 0 && v4.every((e) => e.text.includes('KUBE-SEP-SMDVMBZNJPO5AA7R')));
+        assert.ok(
+          v6.length > 0 && v6.every((e) => e.text.includes('KUBE-SEP-76LLUA5Z7VUXHVFR')),
+          v6.map((e) => e.text).join('\n'),
+        );
+      },
+    ));
 });

@@ -51,8 +51,20 @@ describe('nodes in the same condition, named by short names', () => {
         node,
       });
     const items = [
-      { node: 'node-1', label: '', named: true, finding: on('node-1', 'node-10') },
-      { node: 'node-10', label: '', named: true, finding: on('node-10', 'node-100') },
+      {
+        node: 'node-1',
+        family: 'IPv4' as const,
+        label: '',
+        named: true,
+        finding: on('node-1', 'node-10'),
+      },
+      {
+        node: 'node-10',
+        family: 'IPv4' as const,
+        label: '',
+        named: true,
+        finding: on('node-10', 'node-100'),
+      },
     ];
     const out = byCondition(items, true);
     assert.deepEqual(
@@ -69,7 +81,13 @@ describe('nodes in the same condition, named by short names', () => {
         node,
       });
     const one = byCondition(
-      ['node-1', 'node-10'].map((node) => ({ node, label: '', named: true, finding: same(node) })),
+      ['node-1', 'node-10'].map((node) => ({
+        node,
+        family: 'IPv4' as const,
+        label: '',
+        named: true,
+        finding: same(node),
+      })),
       true,
     );
     assert.deepEqual(

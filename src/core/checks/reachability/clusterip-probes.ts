@@ -23,7 +23,7 @@ import {
   podEntrySkipped,
   rejectedBy,
 } from './packet-evidence.js';
-import { canonicalAddress, hostPort } from '../../ipv6.js';
+import { canonicalAddress, familyOf, hostPort, type IPFamily } from '../../ipv6.js';
 import { notObserved, notProbed } from './not-observed.js';
 import { ENDPOINT_CAUSES } from './endpoint-probes.js';
 
@@ -114,7 +114,7 @@ export function clusterIpProbes(
     const partly = answered.flatMap((p) => {
       if (hostOnly.some((h) => h.probe === p) || passed.has(p.node)) return [];
       const lost = connectionsLost(ctx, p.node, toPort);
-      const cause = lost && rulesFail(ctx, p.node);
+      const cause = lost && rulesFail(ctx, p.node, familyOf(ip));
       return lost && cause ? [{ probe: p, lost, cause }] : [];
     });
     const forAll = answered.filter(
@@ -150,7 +150,7 @@ export function clusterIpProbes(
     // a node's fault explains only that node's failures: another node's missing rules do not
     // cause a refusal where the rules were read to DNAT it
     ctx.earlier.find((c) => {
-      if (!CLUSTERIP_CAUSES.includes(c.finding.id)) return false;
+      if (!CLUSTERIP_CAUSES.includes(c.finding.id) || !ofFamily(c, familyOf(ip))) return false;
       const on = [c.finding.node, ...(c.finding.nodes ?? [])].filter((n) => n !== undefined);
       return on.length === 0 || on.some((n) => failed.some((p) => p.node === n));
     }) ?? (inStep ? { finding: inStep, step: 'Reachability' } : undefined);
@@ -258,7 +258,10 @@ function podsNotTranslated(
 ): Finding {
   const node = h.probe.node;
   const { from, to } = h.skipped;
-  const cause = ctx.earlier.find((c) => c.finding.id === 'entry-jump-missing' && isOn(c, node));
+  const cause = ctx.earlier.find(
+    (c) =>
+      c.finding.id === 'entry-jump-missing' && isOn(c, node) && ofFamily(c, familyOf(toPort.dst)),
+  );
   // the rule lines the Rules step read on the node, where the jump should be
   const rules = readOn(cause, node);
   return consequence(
@@ -281,15 +284,24 @@ function podsNotTranslated(
 
 const isOn = (c: Cause, node: string) => c.finding.node === node || c.finding.nodes?.includes(node);
 
+/** A finding about one family's rules explains only that family's connections; one of no family
+ * (kube-proxy not running), every family's. */
+const ofFamily = (c: Cause, family: IPFamily | undefined) =>
+  c.finding.family === undefined || c.finding.family === family;
+
 /** The rule lines a Rules finding read on the node, as read (not as a drift's side). */
 const readOn = (cause: Cause | undefined, node: string) =>
   (cause?.finding.evidence ?? [])
     .filter((e) => e.kind === 'observed' && e.node === node)
     .map(({ diff: _diff, ...e }) => e);
 
-/** The Rules step's failure on the node, where its rules were not passed as expected. */
-const rulesFail = (ctx: CheckContext, node: string): Cause | undefined =>
-  ctx.earlier.find((c) => c.step === 'Rules' && c.finding.status === 'fail' && isOn(c, node));
+/** The Rules step's failure on the node for the family's rules, where they were not passed as
+ * expected. */
+const rulesFail = (ctx: CheckContext, node: string, family: IPFamily | undefined) =>
+  ctx.earlier.find(
+    (c) =>
+      c.step === 'Rules' && c.finding.status === 'fail' && isOn(c, node) && ofFamily(c, family),
+  );
 
 /** A ClusterIP the node's probe reached where the node's rules do not take a share of connections
  * to an endpoint: one answer is the share that works, not a pass; a symptom of the Rules finding. */

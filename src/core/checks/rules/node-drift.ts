@@ -37,7 +37,13 @@ function withCommand(f: Finding, node: string, explained: boolean): Finding {
 export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode[] {
   const node = na.name;
   const family = familyLabel(svc, na.family);
-  const on = (finding: Finding, named = false): OnNode => ({ node, label: family, named, finding });
+  const on = (finding: Finding, named = false): OnNode => ({
+    node,
+    family: na.family,
+    label: family,
+    named,
+    finding,
+  });
   const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
   let found: DriftFinding[];
   let source: string;

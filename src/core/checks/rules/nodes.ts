@@ -7,6 +7,7 @@ import { kdebug, kubectl, valid, type NextCommand } from '../../findings/next-co
 import { kubeProxyPodOn } from '../../dataplane/iptables/drift/context.js';
 import { isUnobserved, thousands, type Finding } from '../../model.js';
 import { namedFew, ownNameAs } from '../../nodes/access.js';
+import type { IPFamily } from '../../ipv6.js';
 import type { CheckContext, RulesMatched } from '../context.js';
 import {
   kubeProxyLogs,
@@ -15,11 +16,13 @@ import {
   kubeProxyPodsWide,
 } from '../kube-proxy/pods.js';
 
-/** One node's finding, its title not naming the node; `label` is its family ("IPv6: "), and
+/** One node's finding, its title not naming the node, about its rules of `family`; `label` says
+ * that family ("IPv6: ") where the Service has both, and
  * `named` says whether a finding of this node alone names it in its title; `matched`: the rules
  * a passing rules-match of the node stands for. */
 export interface OnNode {
   node: string;
+  family: IPFamily;
   label: string;
   named: boolean;
   finding: Finding;
@@ -29,10 +32,12 @@ export interface OnNode {
 /** Two nodes are in the same condition when their findings say the same, their names aside: the
  * name standing alone or as its facts' folder (nodes/NODE/), never inside another word or name
  * (node "a" in "masquerade", node-1 in node-10). */
-function conditionKey({ node, label, finding: f }: OnNode): string {
+function conditionKey({ node, family, label, finding: f }: OnNode): string {
   const aside = (s = '') =>
     ownNameAs(s.split(`nodes/${node}/`).join('nodes/\0/'), node, '\0', false);
-  return [label, f.id, f.status, f.service ?? '', f.title, aside(f.explanation)].join('\x01');
+  return [family, label, f.id, f.status, f.service ?? '', f.title, aside(f.explanation)].join(
+    '\x01',
+  );
 }
 
 /** The findings, one per condition: a node alone keeps its own, named in its title when it asks
@@ -58,6 +63,7 @@ export function byCondition(
         ...f,
         title: `${first.label}${first.named || several ? `${first.node}: ` : ''}${f.title}`,
         node: first.node,
+        family: first.family,
       };
     const nodes = group.map((g) => g.node);
     const { node: _one, next: _next, advice: _advice, ...rest } = f;
@@ -77,6 +83,7 @@ export function byCondition(
           ),
       ],
       nodes,
+      family: first.family,
       ...nextForNodes(f, nodes, cover),
     };
   });

@@ -60,6 +60,7 @@ function ipv6Rules(
     if (read.failure) {
       items.push({
         node,
+        family: 'IPv6',
         label: 'IPv6: ',
         named: true,
         finding: unreadable(
@@ -195,7 +196,13 @@ export const rulesCheck: Check<'rules'> = {
     }
     const items: OnNode[] = [];
     const label = familyLabel(svc, 'IPv4');
-    const on = (node: string, finding: Finding): OnNode => ({ node, label, named: true, finding });
+    const on = (node: string, finding: Finding): OnNode => ({
+      node,
+      family: 'IPv4',
+      label,
+      named: true,
+      finding,
+    });
     const modes = proxyModes(ctx);
     const clean: string[] = [];
     const drifted = new Set<string>();

@@ -60,7 +60,7 @@ export function tableNode(
 ): OnNode[] {
   // the node's own findings name it when alone; its drift findings only where others were read
   const on = (findings: Finding[], named = true): OnNode[] =>
-    findings.map((finding) => ({ node, label: familyLabel(svc, family), named, finding }));
+    findings.map((finding) => ({ node, family, label: familyLabel(svc, family), named, finding }));
   const n = ctx.analysis.node(node, undefined, family);
   const m = modeTraits(n.mode())?.state;
   if (!m) return [];
