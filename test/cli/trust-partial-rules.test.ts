@@ -17,6 +17,7 @@ interface Doc {
       id: string;
       status: string;
       title: string;
+      explanation: string;
       node?: string;
       evidence: { kind: string; text: string }[];
     }[];
@@ -177,6 +178,44 @@ describe('a probe that answered where the rules lose a share of connections', ()
         assert.ok(
           v6.length > 0 && v6.every((e) => e.text.includes('KUBE-SEP-76LLUA5Z7VUXHVFR')),
           v6.map((e) => e.text).join('\n'),
+        );
+      },
+    ));
+
+  // the other endpoint's chain deleted on vm-12-11-centos: its own Pod (nginx-55fc968d9-4pddn, 10.244.1.7) is still
+  // masqueraded there, yet half its connections to the Service go nowhere. Hairpin read that
+  // node's masquerade only: before, "✓ a Pod reaching itself through the Service is masqueraded"
+  it("Hairpin on a node whose rules lose a share: that node's masquerade is Rules' symptom, the other's a pass", () =>
+    withCopy(
+      'nginx-svc',
+      (nodes) =>
+        dropChain(join(nodes, 'vm-12-11-centos', 'iptables-save.txt'), 'KUBE-SEP-SMDVMBZNJPO5AA7R'),
+      (dir) => {
+        const r = kdebug(['svc', '--snapshot', dir, '-o', 'json'], { env: WIDE });
+        assert.equal(r.code, 1, r.stderr);
+        const hairpin = (JSON.parse(r.stdout) as Doc).steps.find((s) => s.id === 'hairpin')!;
+        assert.equal(hairpin.status, 'warn');
+        const got = hairpin.findings.map((f) => [f.status, f.node ?? '', f.title]);
+        assert.deepEqual(got, [
+          [
+            'warn',
+            'vm-12-11-centos',
+            'nginx-55fc968d9-4pddn is masqueraded on vm-12-11-centos, but its rules do not take 50% of connections to 10.1.190.219:8080 to an endpoint',
+          ],
+          [
+            'pass',
+            '',
+            '1 of 2 endpoints: a Pod reaching itself through the Service is masqueraded',
+          ],
+        ]);
+        const symptom = hairpin.findings[0]!;
+        assert.deepEqual(
+          symptom.evidence.map((e) => e.kind),
+          ['observed', 'observed', 'computed'],
+        );
+        assert.match(
+          symptom.explanation,
+          /This follows from jump-target-missing \(Rules\): fix that first\.$/,
         );
       },
     ));

@@ -2,7 +2,7 @@
 // the same Pod; unless the KUBE-SEP chain marks that packet for masquerade, the reply goes back
 // inside the Pod from its own address and the client drops it. Checked on each endpoint's node.
 import { read, stateSeen, unseen } from '../findings/evidence.js';
-import type { Evidence, Finding } from '../model.js';
+import { percent, type Evidence, type Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../findings/next-command.js';
 import {
   addressHolder,
@@ -13,6 +13,7 @@ import {
   findingOf,
   list,
   pending,
+  type Cause,
 } from './check.js';
 import type { CheckContext, PortEndpoint } from './context.js';
 import type { ServicePort } from '../kube/objects.js';
@@ -24,6 +25,8 @@ import { rulesRead } from './rules/compared.js';
 import { canonicalAddress, familyOf, hostPort } from '../ipv6.js';
 import { BRIDGE_NOTE } from '../dataplane/hairpin.js';
 import { modeTraits } from '../dataplane/mode-traits.js';
+import { packetWalk, type WalkRequest } from './reachability/packet-evidence.js';
+import { readOn, trafficLost } from './symptom.js';
 
 const finding = findingOf('hairpin');
 
@@ -31,24 +34,39 @@ const finding = findingOf('hairpin');
  * and those it could not check on their node (with why). */
 interface Looked {
   present: Evidence[];
+  /** The endpoints seen masqueraded, whose connections to the Service their node's rules take. */
   checked: number;
+  /** Masqueraded where the node's rules lose a share of connections to the Service: symptoms. */
+  lost: Lost[];
   /** `family`: where the endpoints are of both families, which one's endpoint it is. */
   unchecked: { who: string; node?: string; why: string; family?: string }[];
 }
 
-const looked = (): Looked => ({ present: [], checked: 0, unchecked: [] });
+/** An endpoint masqueraded on its node, whose rules do not take `share` of connections to the
+ * Service (`to`) to an endpoint, as the Rules finding `cause` there says. */
+interface Lost {
+  who: string;
+  node: string;
+  to: WalkRequest;
+  evidence: Evidence[];
+  lost: { share: number; unknown: boolean };
+  cause: Cause;
+  service: string;
+}
+
+const looked = (): Looked => ({ present: [], checked: 0, lost: [], unchecked: [] });
 
 /** The endpoints that were masqueraded (`how`, with the rules that do it), and a finding that says
  * which ones were not checked: a pass speaks only for the endpoints it saw. */
 function hairpinPresent(how: string, l: Looked): Finding[] {
-  const all = l.checked + l.unchecked.length;
+  const all = l.checked + l.lost.length + l.unchecked.length;
   const out: Finding[] = [];
   if (l.checked > 0)
     out.push(
       finding(
         'hairpin-masquerade-present',
         'pass',
-        l.unchecked.length === 0
+        l.checked === all
           ? 'a Pod reaching itself through the Service is masqueraded'
           : `${l.checked} of ${count(all, 'endpoint')}: a Pod reaching itself through the Service is masqueraded`,
         { explanation: `${how} ${BRIDGE_NOTE}`, evidence: l.present },
@@ -178,11 +196,18 @@ function check(ctx: CheckContext): Finding[] {
         l.unchecked.push({ who, node, why: answer.why, ...tag });
         continue;
       }
-      l.checked++;
       hows.add(dp.hairpinHow);
       const evidence = answer.lines.map((x) => stateSeen(node, x));
       if (answer.kind === 'masqueraded') {
-        l.present.push(...evidence);
+        // the Pod's connection to the Service's address of its family, as its node's rules take it
+        const vip = svc.clusterIPs.find((ip) => familyOf(ip) === family);
+        const to = vip && { dst: vip, port: port.port, proto: port.protocol.toLowerCase() };
+        const lost = to && trafficLost(ctx, node, to);
+        if (to && lost) l.lost.push({ who, node, to, evidence, ...lost, service: spn });
+        else {
+          l.checked++;
+          l.present.push(...evidence);
+        }
         continue;
       }
       const pod = kubeProxyPods(ctx).find((p) => p.nodeName === node);
@@ -210,9 +235,36 @@ function check(ctx: CheckContext): Finding[] {
       );
     }
   }
+  const symptoms = l.lost.map((x) => lostOn(ctx, x));
   // a failure elsewhere leaves the endpoints not checked unchecked: said beside it, as always
-  if (out.length > 0) return [...out, ...hairpinPresent('', { ...l, checked: 0 })];
-  return hairpinPresent([...hows].join(' '), l);
+  if (out.length > 0) return [...out, ...symptoms, ...hairpinPresent('', { ...l, checked: 0 })];
+  return [...symptoms, ...hairpinPresent([...hows].join(' '), l)];
+}
+
+/** A Pod masqueraded on its node, whose rules lose a share of connections to the Service: its
+ * hairpin connection is lost there as any other, so no pass: the Rules finding's symptom. */
+function lostOn(ctx: CheckContext, x: Lost): Finding {
+  const share = x.lost.unknown ? 'a share' : percent(x.lost.share);
+  const to = hostPort(x.to.dst, x.to.port!);
+  return consequence(
+    finding(
+      'hairpin-masquerade-present',
+      'fail',
+      `${x.who} is masqueraded on ${x.node}, but its rules do not take ${share} of connections to ${to} to an endpoint`,
+      {
+        explanation: `${x.node} masquerades ${x.who} reaching itself through the Service, but the Rules step read rules on ${x.node} that do not take ${share} of new connections to ${to} to an endpoint (the walk says where they go): that share never reaches ${x.who}, nor comes back to it.`,
+        evidence: [
+          ...x.evidence,
+          ...readOn(x.cause, x.node),
+          ...packetWalk(ctx, x.node, x.to, true),
+        ],
+        next: x.cause.finding.next ?? kdebug(['drift', '--node', valid.name(x.node)]),
+        node: x.node,
+        service: x.service,
+      },
+    ),
+    x.cause,
+  );
 }
 
 /** Ready endpoints none of which is a Pod (the API server's host address behind
@@ -299,29 +351,6 @@ export const hairpinCheck: Check<'hairpin'> = {
           explanation: 'There is nothing to check until the endpoints have rules (see Rules).',
         }),
       ];
-    return notDnated(ctx, found);
+    return found;
   },
 };
-
-/** Where Rules found no rule for the Service's address and port on every node read, no packet to
- * it is DNATed, so none comes back to its sender: a hairpin pass follows from that finding. */
-function notDnated(ctx: CheckContext, found: Finding[]): Finding[] {
-  const missing = ctx.earlier.filter((c) => c.finding.id === 'service-rules-missing');
-  const covered = new Set(missing.flatMap((c) => c.finding.nodes ?? c.finding.node ?? []));
-  const read = ctx.nodeNames().filter((n) => ctx.analysis.node(n).dataplane());
-  // one port: a multi-port Service's other ports may still be DNATed
-  const onePort = ctx.service!.ports.length === 1;
-  if (!onePort || missing.length === 0 || !read.every((n) => covered.has(n))) return found;
-  const cause = missing[0]!;
-  return found.map((f) =>
-    f.status !== 'pass'
-      ? f
-      : {
-          ...f,
-          status: 'warn',
-          title: `${f.title}, but no packet to the Service's port is DNATed (${cause.step})`,
-          explanation: `${f.explanation} On ${count(read.length, 'node')} read the Service's address and port have no rule, so no connection to it is sent to an endpoint, and none back to the Pod that sent it. This follows from ${cause.finding.id} (${cause.step}): fix that first.`,
-          ...(cause.finding.next ? { next: cause.finding.next } : {}),
-        },
-  );
-}

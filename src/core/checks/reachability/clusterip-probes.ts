@@ -16,14 +16,9 @@ import {
   refused,
   type Probed,
 } from './probes.js';
-import {
-  connectionFate,
-  connectionsLost,
-  packetWalk,
-  podEntrySkipped,
-  rejectedBy,
-} from './packet-evidence.js';
-import { canonicalAddress, familyOf, hostPort, type IPFamily } from '../../ipv6.js';
+import { connectionFate, packetWalk, podEntrySkipped, rejectedBy } from './packet-evidence.js';
+import { familyOf, hostPort } from '../../ipv6.js';
+import { isOn, ofFamily, readOn, rulesAsExpected, trafficLost } from '../symptom.js';
 import { notObserved, notProbed } from './not-observed.js';
 import { ENDPOINT_CAUSES } from './endpoint-probes.js';
 
@@ -110,12 +105,10 @@ export function clusterIpProbes(
     });
     // where the rules of the node's family (not passed by the Rules step, which failed there) do
     // not take a share of connections to an endpoint, its one answer is the share that works
-    const passed = rulesAsExpected(ctx, ip);
     const partly = answered.flatMap((p) => {
-      if (hostOnly.some((h) => h.probe === p) || passed.has(p.node)) return [];
-      const lost = connectionsLost(ctx, p.node, toPort);
-      const cause = lost && rulesFail(ctx, p.node, familyOf(ip));
-      return lost && cause ? [{ probe: p, lost, cause }] : [];
+      if (hostOnly.some((h) => h.probe === p)) return [];
+      const lost = trafficLost(ctx, p.node, toPort);
+      return lost ? [{ probe: p, ...lost }] : [];
     });
     const forAll = answered.filter(
       (p) => !hostOnly.some((h) => h.probe === p) && !partly.some((h) => h.probe === p),
@@ -239,14 +232,6 @@ export function clusterIpProbes(
   ];
 }
 
-/** The nodes whose rules for this cluster IP the Rules step read, observed, as expected. */
-const rulesAsExpected = (ctx: CheckContext, ip: string): Set<string> =>
-  new Set(
-    ctx.rulesMatched
-      .filter((m) => canonicalAddress(m.clusterIP) === canonicalAddress(ip))
-      .map((m) => m.node),
-  );
-
 /** A ClusterIP the node's own probe reaches, whose Pods' connections never reach the Service
  * rules (the entry chain lacks its jump): not a pass for them, a symptom of the Rules finding. */
 function podsNotTranslated(
@@ -281,27 +266,6 @@ function podsNotTranslated(
     cause,
   );
 }
-
-const isOn = (c: Cause, node: string) => c.finding.node === node || c.finding.nodes?.includes(node);
-
-/** A finding about one family's rules explains only that family's connections; one of no family
- * (kube-proxy not running), every family's. */
-const ofFamily = (c: Cause, family: IPFamily | undefined) =>
-  c.finding.family === undefined || c.finding.family === family;
-
-/** The rule lines a Rules finding read on the node, as read (not as a drift's side). */
-const readOn = (cause: Cause | undefined, node: string) =>
-  (cause?.finding.evidence ?? [])
-    .filter((e) => e.kind === 'observed' && e.node === node)
-    .map(({ diff: _diff, ...e }) => e);
-
-/** The Rules step's failure on the node for the family's rules, where they were not passed as
- * expected. */
-const rulesFail = (ctx: CheckContext, node: string, family: IPFamily | undefined) =>
-  ctx.earlier.find(
-    (c) =>
-      c.step === 'Rules' && c.finding.status === 'fail' && isOn(c, node) && ofFamily(c, family),
-  );
 
 /** A ClusterIP the node's probe reached where the node's rules do not take a share of connections
  * to an endpoint: one answer is the share that works, not a pass; a symptom of the Rules finding. */
