@@ -1,6 +1,6 @@
 // The short text each tool returns beside its JSON: what an assistant says first, in a line or
 // a few; the JSON holds the evidence.
-import type { driftDoc } from '../output/drift.js';
+import { countsVerdict, plural, type driftDoc } from '../output/drift.js';
 import type { reportDoc } from '../output/json.js';
 import type { rulesDoc, searchDoc } from '../output/rules.js';
 import { percent } from '../core/model.js';
@@ -55,7 +55,7 @@ export function driftSummary(d: ReturnType<typeof driftDoc>): string {
       : []),
     ...(inPart.length > 0 ? [`compared in part on ${namedFew(inPart)}`] : []),
   ];
-  return `${d.nodes.length} node(s) compared: ${c.error} errors, ${c.warning} warnings, ${c.info} info: ${c.drift ? 'drift found' : 'no drift'}${left.length > 0 ? `; ${left.join('; ')}` : ''}`;
+  return `${plural(d.nodes.length, 'node')} compared: ${countsVerdict(c)}${left.length > 0 ? `; ${left.join('; ')}` : ''}`;
 }
 
 export function traceSummary(t: ReturnType<typeof traceDoc>): string {

@@ -28,11 +28,15 @@ function counts(findings: DriftFinding[]) {
   return c;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function countsLine(findings: DriftFinding[]): string {
-  const c = counts(findings);
-  // counts of zero say nothing: "1 warning: drift found", "2 info: no drift", "no drift"
+  return countsVerdict(counts(findings));
+}
+
+/** The counts and the verdict, counts of zero unsaid: "1 warning: drift found", "2 info: no
+ * drift", "no drift" (the text's head and the MCP summary). */
+export function countsVerdict(c: { error: number; warning: number; info: number }): string {
   const parts = [
     c.error > 0 ? plural(c.error, 'error') : '',
     c.warning > 0 ? plural(c.warning, 'warning') : '',
