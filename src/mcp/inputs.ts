@@ -1,6 +1,6 @@
 // The inputs several tools take, named as the command line's flags are. Made with the zod the
 // server loads when it starts (server.ts): the CLI's other commands never load it.
-import type { z } from 'zod';
+import type { z, ZodRawShape } from 'zod';
 
 export type Zod = typeof z;
 
@@ -60,4 +60,25 @@ export function inputs(z: Zod) {
       ),
   };
   return { snapshot, node, namespace, family, access, nodeChoice };
+}
+
+/** A tool's input that refuses a key it does not know, as the command line refuses an unknown
+ * option: a misspelt flag ignored would answer another question than the one asked. */
+export function strict<S extends ZodRawShape>(z: Zod, shape: S) {
+  const known = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? unknownInputs(issue.keys, known) : undefined,
+  });
+}
+
+/** "unknown input "allNodes" (did you mean "all-nodes"?)": close is the same letters but for
+ * case, '-' and '_', as a camelCase or snake_case spelling of a flag is. */
+export function unknownInputs(keys: string[], known: string[]): string {
+  const bare = (k: string) => k.toLowerCase().replace(/[-_]/g, '');
+  const said = keys.map((k) => {
+    const close = known.find((x) => bare(x) === bare(k));
+    return `${JSON.stringify(k)}${close ? ` (did you mean "${close}"?)` : ''}`;
+  });
+  return `unknown input ${said.join(', ')}: the inputs are ${known.join(', ') || 'none'}`;
 }

@@ -16,7 +16,7 @@ import { TABLES } from '../core/dataplane/iptables/read/parse.js';
 import { sanitize } from '../core/sanitize.js';
 import { listingSchemas, listScenarios, listServices } from './listings.js';
 import { runCommand, type Extra, type Ran } from './run.js';
-import { inputs, type Zod } from './inputs.js';
+import { inputs, strict, type Zod } from './inputs.js';
 import { saveSnapshot, snapshotInput } from './snapshot.js';
 import type { expectDoc } from '../output/expect.js';
 import type { OutputSchemas } from './schemas.js';
@@ -129,7 +129,7 @@ export function registerTools(
     {
       title: 'Diagnose a Service',
       description: `kdebug svc NAME: the guided diagnosis of one Service, step by step with evidence: why it cannot be reached. Returns the report of kdebug svc -o json (schema kdebug/schema/report.v2.json).${pods}`,
-      inputSchema: {
+      inputSchema: strict(z, {
         name: z.string().min(1).describe('the Service: NAME, or NAMESPACE/NAME'),
         namespace,
         'all-namespaces': z
@@ -139,7 +139,7 @@ export function registerTools(
         snapshot,
         ...access,
         ...nodeChoice,
-      },
+      }),
       outputSchema: OUTPUT.svc,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
@@ -162,12 +162,12 @@ export function registerTools(
     {
       title: "A node's Service trees",
       description: `kdebug rules: the Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees of one node's kube-proxy rules (iptables, nftables or IPVS mode), or of its Cilium agent. Returns kdebug rules -o json (schema kdebug/schema/rules.v2.json).${pods}`,
-      inputSchema: {
+      inputSchema: strict(z, {
         snapshot,
         node,
         table: z.enum(TABLES).optional(),
         ...access,
-      },
+      }),
       outputSchema: OUTPUT.rules,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
@@ -182,7 +182,7 @@ export function registerTools(
     {
       title: "Search a node's rules",
       description: `kdebug rules --search: fuzzy search of one node's chains, comments, IPs, ports and Service names, best first. Returns kdebug rules --search -o json (schema kdebug/schema/rules-search.v1.json).${pods}`,
-      inputSchema: {
+      inputSchema: strict(z, {
         search: z
           .string()
           .min(1)
@@ -191,7 +191,7 @@ export function registerTools(
         node,
         table: z.enum(TABLES).optional(),
         ...access,
-      },
+      }),
       outputSchema: OUTPUT.rules_search,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
@@ -212,7 +212,7 @@ export function registerTools(
       title: 'The rules kube-proxy would write',
       description:
         'kdebug expect: the rules kube-proxy would write on a node, computed from the cluster objects: iptables-save text (iptables mode), the nft -f script of its table (nftables mode), or its virtual servers (IPVS mode). Reads only the API objects, never a node. Returns { text } (schema kdebug/schema/expect.v1.json).',
-      inputSchema: {
+      inputSchema: strict(z, {
         snapshot,
         node,
         table: z.enum(['nat', 'filter']).optional(),
@@ -228,7 +228,7 @@ export function registerTools(
           .optional()
           .describe('the node has nfacct counters (default: read from its recordings)'),
         'tcp-be-liberal': z.boolean().optional().describe('sysctl nf_conntrack_tcp_be_liberal=1'),
-      },
+      }),
       outputSchema: OUTPUT.expect,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
@@ -257,13 +257,13 @@ export function registerTools(
     {
       title: 'Drift from what kube-proxy would write',
       description: `kdebug drift: what each node's rules do differently from what kube-proxy would write, worst first, with the rule lines as evidence. Returns kdebug drift -o json (schema kdebug/schema/drift.v1.json).${pods}`,
-      inputSchema: {
+      inputSchema: strict(z, {
         snapshot,
         node,
         family,
         'all-nodes': z.boolean().optional().describe('every node'),
         ...access,
-      },
+      }),
       outputSchema: OUTPUT.drift,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
@@ -282,7 +282,7 @@ export function registerTools(
     {
       title: 'Walk a packet through the rules',
       description: `kdebug trace: one packet walked through a node's rules: every outcome, its chance, the rules it matched. Returns kdebug trace -o json (schema kdebug/schema/trace.v2.json).${pods}`,
-      inputSchema: {
+      inputSchema: strict(z, {
         dst: z
           .string()
           .min(1)
@@ -297,7 +297,7 @@ export function registerTools(
         snapshot,
         node,
         ...access,
-      },
+      }),
       outputSchema: OUTPUT.trace,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
@@ -319,11 +319,11 @@ export function registerTools(
       title: 'List Services',
       description:
         "The Services of a namespace (or every namespace), from a snapshot or the live cluster's API: names to give the svc tool. Reads only the API.",
-      inputSchema: {
+      inputSchema: strict(z, {
         namespace,
         'all-namespaces': z.boolean().optional().describe('every namespace'),
         snapshot,
-      },
+      }),
       outputSchema: listings.services,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
@@ -355,7 +355,7 @@ export function registerTools(
       title: 'The bundled scenarios',
       description:
         "The snapshots shipped with kdebug, one broken thing each (a selector typo, a stale endpoint ...): give a scenario's snapshot to the other tools to see kdebug's answer without a cluster.",
-      inputSchema: {},
+      inputSchema: strict(z, {}),
       outputSchema: listings.scenarios,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -374,7 +374,7 @@ export function registerTools(
     {
       title: 'Save a snapshot',
       description: `kdebug snapshot save: read a Service (or every Service) from the live cluster and save it as a snapshot the other tools replay, redacted as kdebug snapshot save redacts (only the fields kdebug reads; context, user and server names hashed). Writes only under the directory given to kdebug mcp --snapshot-dir${s.snapshotDir ? ` (${s.snapshotDir})` : ', and this server was started without one: it refuses'}.${pods}`,
-      inputSchema: snapshotInput(z, inputs(z)),
+      inputSchema: strict(z, snapshotInput(z, inputs(z))),
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     },
     guarded(async (i, extra) => saveSnapshot(i, s, flags(i), extra)),

@@ -91,6 +91,8 @@ describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
           ?.const,
         `kdebug/schema/${schema}.json`,
       );
+    // no input but the published ones: a client that validates refuses a misspelt one itself
+    for (const t of tools) assert.equal(t.inputSchema.additionalProperties, false, t.name);
     // read-only unless started otherwise, and the tools say so
     assert.match(byName.get('svc')!.description!, /never creates a debug Pod/);
     assert.equal(byName.get('svc')!.annotations?.readOnlyHint, true);
@@ -246,6 +248,18 @@ describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
         { snapshot: DEMO, dst: '10.1.190.219:8080', proto: 'gre' },
         /Input validation error/,
       ],
+      // an input the tool does not know is refused, as the command line's unknown option is
+      [
+        'svc',
+        { name: 'nginx-svc', snapshot: DEMO, bogus: 1 },
+        /unknown input "bogus": the inputs are name, /,
+      ],
+      [
+        'drift',
+        { snapshot: DEMO, allNodes: true },
+        /unknown input "allNodes" \(did you mean "all-nodes"\?\)/,
+      ],
+      ['scenarios', { all: true }, /unknown input "all": the inputs are none/],
       [
         'snapshot_save',
         { dir: 'x', service: 'nginx-svc' },
