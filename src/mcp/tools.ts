@@ -130,7 +130,13 @@ export function registerTools(
       title: 'Diagnose a Service',
       description: `kdebug svc NAME: the guided diagnosis of one Service, step by step with evidence: why it cannot be reached. Returns the report of kdebug svc -o json (schema kdebug/schema/report.v2.json).${pods}`,
       inputSchema: strict(z, {
-        name: z.string().min(1).describe('the Service: NAME, or NAMESPACE/NAME'),
+        name: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'the Service: NAME, NAMESPACE/NAME, or its cluster IP; with a snapshot, default: the Service the snapshot was taken for',
+          ),
         namespace,
         'all-namespaces': z
           .boolean()
@@ -153,7 +159,15 @@ export function registerTools(
         maxNodes: i['max-nodes'] === undefined ? undefined : String(i['max-nodes']),
         from: i.from,
       };
-      return answerJson(extra, `svc ${i.name}`, () => svcCommand(i.name, o, g(i)), say.svcSummary);
+      // as the command line: only a snapshot names the Service it was taken for
+      if (i.name === undefined && i.snapshot === undefined)
+        throw new UsageError('give name: the Service to diagnose (only a snapshot names one)');
+      return answerJson(
+        extra,
+        `svc ${i.name ?? ''}`.trim(),
+        () => svcCommand(i.name, o, g(i)),
+        say.svcSummary,
+      );
     }),
   );
 

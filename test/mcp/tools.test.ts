@@ -116,6 +116,9 @@ describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
       ]);
       if (s.name === 'selector-typo')
         assert.match(textOf(svc), /fail at step selector: selector-matches-no-pods/);
+      // no name: the Service the snapshot's meta names, as kdebug svc --snapshot DIR diagnoses it
+      if (s.service === null) continue;
+      await same('svc', { snapshot: s.snapshot }, ['svc', '--snapshot', s.snapshot]);
     }
   });
 
@@ -233,6 +236,7 @@ describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
         /^kdebug: .*no rules recorded for node "no-such-node"/,
       ],
       ['svc', { name: 'nginx-svc', snapshot: '/nonexistent' }, /^kdebug: .*\/nonexistent/],
+      ['svc', {}, /^kdebug: give name: the Service to diagnose \(only a snapshot names one\)$/],
       [
         'drift',
         { snapshot: DEMO, node: NODE, 'all-nodes': true },
