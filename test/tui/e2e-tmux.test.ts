@@ -249,6 +249,22 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     assert.equal(r.code(s), 0);
   });
 
+  it('rules --file - on a terminal, Ctrl-D with nothing pasted: says nothing was pasted', async () => {
+    const r = run('node bin/kdebug.js rules --file - -o text');
+    await waitFor2('how to end the paste', (s) =>
+      /kdebug: paste the listing, then press Ctrl-D/.test(s),
+    );
+    t2('send-keys', '-t', SESSION, 'C-d');
+    const s = await waitFor2('the exit line', r.exited);
+    assert.match(
+      s,
+      /kdebug: nothing was pasted: paste the listing before Ctrl-D, or give --file PATH/,
+    );
+    // no pipe here: the pipe's hint would mislead
+    assert.doesNotMatch(s.slice(s.lastIndexOf('nothing was pasted')), /pipe/);
+    assert.equal(r.code(s), 2);
+  });
+
   it('bash completes as a person types: TAB after the script is sourced', async () => {
     const r = run(
       `export PATH=${kdebugOnPath()}:$PATH; source <(kdebug completion bash); complete -p kdebug`,

@@ -169,8 +169,15 @@ export async function ask(question: string): Promise<boolean> {
 export async function readInput(path: string, limit = DEFAULT_MAX_OUTPUT_BYTES): Promise<Buffer> {
   if (path === '-') {
     // a person at a terminal, not a pipe: say how the paste ends, rather than wait in silence
-    if (process.stdin.isTTY) tell('paste the listing, then press Ctrl-D on a line of its own');
-    return readStream(process.stdin, 'stdin', limit);
+    if (!process.stdin.isTTY) return readStream(process.stdin, 'stdin', limit);
+    tell('paste the listing, then press Ctrl-D on a line of its own');
+    const pasted = await readStream(process.stdin, 'stdin', limit);
+    // Ctrl-D at once on a terminal: no pipe failed, nothing was pasted
+    if (pasted.length === 0)
+      throw new UsageError(
+        'nothing was pasted: paste the listing before Ctrl-D, or give --file PATH',
+      );
+    return pasted;
   }
   let file: FileHandle | undefined;
   try {
