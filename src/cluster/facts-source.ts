@@ -150,10 +150,14 @@ export function pickNodes(
   const list = names.length ? ` (${what}: ${names.join(', ')})` : '';
   if (o.node !== undefined) {
     if (names.includes(o.node)) return [o.node];
+    // a dump recorded but not read (over its size cap, a failed read) says why, not "none"
+    const why = among === 'known' ? undefined : rulesReadError(nodeErrorsOf(facts), o.node);
     throw new FactsSourceError(
       among === 'known'
         ? `${label}: no node "${o.node}"${list}`
-        : `${label}: no rules recorded for node "${o.node}"${list}`,
+        : why
+          ? `${label}: could not read the rules of node "${o.node}" (${why})`
+          : `${label}: no rules recorded for node "${o.node}"${list}`,
     );
   }
   if (names.length === 0)
