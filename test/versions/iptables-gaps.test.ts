@@ -96,6 +96,13 @@ describe('expect: what each release writes, where the vectors showed gaps', () =
       true,
     ],
     [
+      '… and said so',
+      '',
+      { release: { minor: 37 }, randomFully: false },
+      /# note: MASQUERADE --random-fully written though the node's rules \(or --no-random-fully\) lack it: kube-proxy v1\.37/,
+      true,
+    ],
+    [
       '1.37: nothing assumed',
       '',
       { release: { minor: 37 } },

@@ -158,11 +158,16 @@ export function expectedRules(
     notes.push(
       `MASQUERADE --random-fully assumed: kube-proxy v1.${release.minor} writes it where the node's iptables supports it (1.6.2+), and the node's rules were not read`,
     );
+  const alwaysRandomFully = !nftables && writes(release, 'iptablesAlwaysRandomFully');
+  if (alwaysRandomFully && rest.randomFully === false)
+    notes.push(
+      `MASQUERADE --random-fully written though the node's rules (or --no-random-fully) lack it: kube-proxy v1.${release.minor} writes it whatever the node's iptables supports`,
+    );
   const opts = {
     ...DEFAULT_EXPECT_OPTIONS,
     ...rest,
     // from 1.37 kube-proxy writes it whatever iptables says: a rule without it is not its own
-    ...(writes(release, 'iptablesAlwaysRandomFully') ? { randomFully: true } : {}),
+    ...(alwaysRandomFully ? { randomFully: true } : {}),
     localhostNodePorts,
     interfaceAddresses: options.interfaceAddresses ?? [],
   };
