@@ -14,6 +14,9 @@ export type NftExpr = Record<string, unknown>;
 
 export interface NftRule {
   chain: string;
+  /** The listing's line it was read from (a rule wrapped over several: its first); for nft -j,
+   * the line its object starts on. */
+  line?: number;
   handle?: number;
   comment?: string;
   expr: NftExpr[];
@@ -37,6 +40,9 @@ export interface NftChain {
 /** A map or set element: its key (an address, "tcp", a port ... in order) and what it maps to. */
 export interface NftElement {
   key: (string | number)[];
+  /** The listing's line it was read from; unset where the reader does not know it (nft -j's
+   * elements are inside their set's object). */
+  line?: number;
   comment?: string;
   /** A verdict map's verdict: goto/jump to a chain, or drop/accept/... */
   verdict?: { kind: string; target?: string };

@@ -99,11 +99,17 @@ export function mapListed(command: string): { family: NftFamily; name: string } 
     : undefined;
 }
 
-/** A grep'ed element line read into its map; what does not read as the map's element is said. */
-export function bareElements(s: NftSet, t: string, say: (at: number, text: string) => void): void {
+/** A grep'ed element line read into its map, each element with its pasted line (`lineAt` an
+ * offset's); what does not read as the map's element is said. */
+export function bareElements(
+  s: NftSet,
+  t: string,
+  say: (at: number, text: string) => void,
+  lineAt: (at: number) => number,
+): void {
   for (const e of splitTop(t.replace(/,$/, ''))) {
     const read = element(s, e);
-    if (read) s.elements.push(read);
+    if (read) s.elements.push({ ...read, line: lineAt(t.indexOf(e)) });
     else say(t.indexOf(e), e);
   }
 }

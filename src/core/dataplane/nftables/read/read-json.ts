@@ -194,6 +194,7 @@ function listingOf(
       if (!chain) t.chains.set(chainName, (chain = { name: chainName, rules: [] }));
       chain.rules.push({
         chain: chainName,
+        line: lineOf(item.at),
         ...(typeof body['handle'] === 'number' ? { handle: body['handle'] } : {}),
         ...(typeof body['comment'] === 'string' ? { comment: body['comment'] } : {}),
         expr: Array.isArray(body['expr']) ? (body['expr'] as unknown[]).filter(isObject) : [],

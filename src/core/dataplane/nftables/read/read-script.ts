@@ -182,11 +182,12 @@ export function parseNftScript(
       if (st.outside === no) table.scriptPart ??= { line: no, set: name };
       // a deleted element is named by its key alone, a map's too
       const valued = st.kind === 'map' && verb !== 'delete' && verb !== 'destroy';
-      const elems = splitTop(body.replace(/^\{\s*|\s*\}$/g, '')).map(
-        (e) =>
+      const elems = splitTop(body.replace(/^\{\s*|\s*\}$/g, '')).map((e) => {
+        const read =
           element(st, e, valued) ??
-          raise(new NftParseError(file, no, `not an element of ${name}: ${e.slice(0, 200)}`)),
-      );
+          raise(new NftParseError(file, no, `not an element of ${name}: ${e.slice(0, 200)}`));
+        return { ...read, line: no };
+      });
       const keys = new Set(elems.map(keyOf));
       const held = keysOf(st);
       if (

@@ -277,14 +277,24 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     // "# --- snip ---" is skipped as any elision there is
     else if (/^#/.test(t) && !ELISION.test(t)) continue;
     else if (set && table?.mapAbove?.name === set.name && BARE_ELEMENT.test(t))
-      bareElements(set, t, (at, text) => unread(lineOf(l, at), text));
+      bareElements(
+        set,
+        t,
+        (at, text) => unread(lineOf(l, at), text),
+        (at) => lineOf(l, at),
+      );
     else if (set)
-      setLine(set, t, (at, text, elided) => {
-        if (elided) {
-          (table!.elided ??= []).push(lineOf(l, at));
-          set!.elided = true;
-        } else unread(lineOf(l, at), text);
-      });
+      setLine(
+        set,
+        t,
+        (at, text, elided) => {
+          if (elided) {
+            (table!.elided ??= []).push(lineOf(l, at));
+            set!.elided = true;
+          } else unread(lineOf(l, at), text);
+        },
+        (at) => lineOf(l, at),
+      );
     else if (chain) {
       const read = chainLine(chain, t, (at) => lineOf(l, at));
       if (!read) unread(l.no, t);

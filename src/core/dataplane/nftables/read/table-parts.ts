@@ -43,11 +43,13 @@ export function finished(t: Building): NftTable {
 }
 
 /** What nft prints of a set or map (set_print_declaration, then its elements): `say` gets each
- * line, or element, that is none of it (elided: a "..." among the elements), with its offset. */
+ * line, or element, that is none of it (elided: a "..." among the elements), with its offset;
+ * `lineAt` gives the pasted line of an offset (each element read keeps its line). */
 export function setLine(
   s: NftSet,
   t: string,
   say: (at: number, text: string, elided?: boolean) => void,
+  lineAt?: (at: number) => number,
 ): void {
   let m: RegExpExecArray | null;
   if ((m = /^type(?:of)? (.+?)(?: : (?:interval )?(.+?))?;?$/.exec(t))) {
@@ -65,7 +67,7 @@ export function setLine(
       const at = t.indexOf(e, from);
       from = at + e.length;
       const read = ELISION.test(e) ? undefined : element(s, e);
-      if (read) s.elements.push(read);
+      if (read) s.elements.push(lineAt ? { ...read, line: lineAt(at) } : read);
       else say(at, e, ELISION.test(e));
     }
   }
@@ -213,6 +215,7 @@ export function rule(chain: string, text: string, lineAt: (at: number) => number
   } else expr.push(...matchExprs(t));
   return {
     chain,
+    line: lineAt(0),
     ...(comment !== undefined ? { comment } : {}),
     expr,
     ...(elided.length > 0 ? { elided } : {}),
