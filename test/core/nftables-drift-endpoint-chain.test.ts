@@ -49,7 +49,7 @@ describe('an nftables endpoint chain deleted: one root, one finding', () => {
     assert.equal(f.drift.actual.length, 1);
     assert.match(
       f.drift.actual[0]!,
-      /service-FN4G4LLS-matrix\/cluster-ip\/tcp\/http: numgen random mod 2 vmap/,
+      /^nodes\/node-a\/nft-ip-kube-proxy\.txt:\d+: numgen random mod 2 vmap/,
     );
   });
 

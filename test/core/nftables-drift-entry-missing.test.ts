@@ -42,10 +42,13 @@ describe('nftables drift: a Service port without its map element', () => {
     const [f, ...rest] = findings(/service-ips \{ 172\.30\.0\.41 /);
     assert.deepEqual([f?.id, rest.length], ['service-rules-missing', 0]);
     assert.deepEqual(f!.drift.expected, [element]);
+    // each line the node holds, with its line in the script read
+    const kept = script.filter((l) => !/service-ips \{ 172\.30\.0\.41 /.test(l));
+    const at = (start: string) => `${SOURCE}:${kept.findIndex((l) => l.startsWith(start)) + 1}`;
     assert.deepEqual(f!.drift.actual, [
-      `${SOURCE}: set cluster-ips holds 172.30.0.41`,
-      `${SOURCE}: chain filter-forward: ct state new jump cluster-ips-check`,
-      `${SOURCE}: chain cluster-ips-check: ip daddr @cluster-ips reject`,
+      `${at(cluster)}: cluster-ips 172.30.0.41`,
+      `${at('add rule ip kube-proxy filter-forward ct state new jump cluster-ips-check')}: ct state new jump cluster-ips-check`,
+      `${at('add rule ip kube-proxy cluster-ips-check ip daddr @cluster-ips reject')}: ip daddr @cluster-ips reject`,
       held,
     ]);
     assert.match(

@@ -68,7 +68,7 @@ describe('no-endpoints-reject-missing in nftables mode: what is missing, and wha
     );
     assert.doesNotMatch(f.explanation, /hang|time out/);
     assert.match(f.explanation, /still refused, by cluster-ips-check/);
-    assert.ok(f.drift.actual.some((l) => l.endsWith(`set cluster-ips holds ${CLUSTER_IP}`)));
+    assert.ok(f.drift.actual.some((l) => l.endsWith(`: cluster-ips ${CLUSTER_IP}`)));
     assert.ok(f.drift.actual.some((l) => l.endsWith('jump cluster-ips-check')));
     assert.ok(f.drift.actual.some((l) => l.endsWith('ip daddr @cluster-ips reject')));
     assert.ok(!f.evidence.some((e) => /none of these/.test(e.text)), 'no "none of these"');

@@ -230,11 +230,14 @@ describe('nftables drift', () => {
       /; its elements for 172\.30\.0\.41:8080\/tcp lead into the Service port's chains instead/,
     );
     // the old port's connections meet cluster-ips-check: the address is still a cluster IP
+    // each with its line in the script read (the swap keeps every line where it was)
+    const at = (re: RegExp) =>
+      `nodes/test-node/nft-ip-kube-proxy.txt:${script.findIndex((l) => re.test(l)) + 1}`;
     assert.deepEqual(f!.drift.actual, [
-      'nodes/test-node/nft-ip-kube-proxy.txt: service-ips 172.30.0.41 . tcp . 8080 : goto service-ULMVA6XW-ns1/svc1/tcp/p80',
-      'nodes/test-node/nft-ip-kube-proxy.txt: set cluster-ips holds 172.30.0.41',
-      'nodes/test-node/nft-ip-kube-proxy.txt: chain filter-forward: ct state new jump cluster-ips-check',
-      'nodes/test-node/nft-ip-kube-proxy.txt: chain cluster-ips-check: ip daddr @cluster-ips reject',
+      `${at(/service-ips \{ 172\.30\.0\.41 \. tcp \. 80 :/)}: service-ips 172.30.0.41 . tcp . 8080 : goto service-ULMVA6XW-ns1/svc1/tcp/p80`,
+      `${at(/cluster-ips \{ 172\.30\.0\.41 \}/)}: cluster-ips 172.30.0.41`,
+      `${at(/filter-forward ct state new jump cluster-ips-check$/)}: ct state new jump cluster-ips-check`,
+      `${at(/cluster-ips-check ip daddr @cluster-ips reject /)}: ip daddr @cluster-ips reject`,
     ]);
     assert.match(
       f!.explanation,

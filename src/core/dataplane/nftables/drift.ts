@@ -104,7 +104,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
       });
   if (!input.scoped && input.servicesRead)
     removedServiceElements(
-      { node, source, ports: exp.servicePorts, read: input.servicesRead, add },
+      { node, source, table, ports: exp.servicePorts, read: input.servicesRead, add },
       input.trees.services,
     );
   return {

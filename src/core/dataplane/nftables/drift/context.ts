@@ -1,10 +1,11 @@
 // What each comparison of nftables drift is given: the node, its table and listing, kube-proxy's
 // model, where findings go, the lines not read.
-import type { AddFinding as Add } from '../../drift.js';
+import { lineAt, type AddFinding as Add } from '../../drift.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';
 import type { Release } from '../../kube-proxy/releases.js';
 import { hostPort } from '../../../ipv6.js';
-import type { NftTable, NftUnread } from '../read/listing.js';
+import type { NftRule, NftTable, NftUnread } from '../read/listing.js';
+import { ruleText } from '../render.js';
 
 export interface PortCheck {
   node: string;
@@ -26,6 +27,22 @@ export interface PortCheck {
 }
 
 export const keyText = (e: { key: (string | number)[] }) => e.key.join(' . ');
+
+/** A rule the node has, as evidence names it: "FILE:LINE: TEXT" (no line: the file alone). */
+export const ruleAt = (source: string, r: NftRule) => lineAt(source, r.line, ruleText(r));
+
+/** An element of `map` the node has, in nft's words ("service-ips 10.96.0.1 . tcp . 443 : goto
+ * CHAIN"), as evidence names it: "FILE:LINE: TEXT" (its line not known: the file alone). */
+export function elementAt(
+  c: { source: string; table: NftTable },
+  map: string,
+  key: (string | number)[],
+  value?: string,
+): string {
+  const text = key.join(' . ');
+  const e = c.table.set(map)?.elements.find((x) => keyText(x) === text);
+  return lineAt(c.source, e?.line, `${map} ${text}${value ? ` : ${value}` : ''}`);
+}
 
 /** hairpin-connections' elements kube-proxy writes (`ip . ip . proto . port`: an endpoint to
  * itself) by protocol, each as its "ip:port": an endpoint is looked up by its own address, no key

@@ -8,8 +8,7 @@ import { writes } from '../../kube-proxy/releases.js';
 import type { PacketState } from '../../trace/packet.js';
 import { hookChains, throughChains } from '../chain-walk.js';
 import type { NftTable } from '../read/listing.js';
-import { ruleText } from '../render.js';
-import type { PortCheck } from './context.js';
+import { ruleAt, type PortCheck } from './context.js';
 
 /** The chains whose rules this check judges by behaviour (fixed-chains.ts skips them). */
 export const MASQUERADE_CHAINS = new Set(['mark-for-masquerade', 'masquerading']);
@@ -58,14 +57,16 @@ export function masqueradePath(c: PortCheck): void {
       .filter((l) =>
         /^add \w+ \w+ kube-proxy (mark-for-masquerade|masquerading|nat-postrouting) /.test(l),
       ),
-    actual: ['nat-postrouting', 'masquerading', ...(before36 ? ['mark-for-masquerade'] : [])].map(
-      (name) => {
-        const chain = c.table.chain(name);
-        if (!chain) return `${c.source}: no chain ${name}`;
-        const rules = chain.rules.map((r) => ruleText(r));
-        return `${c.source}: chain ${name}: ${rules.join('; ') || 'no rules'}`;
-      },
-    ),
+    actual: [
+      'nat-postrouting',
+      'masquerading',
+      ...(before36 ? ['mark-for-masquerade'] : []),
+    ].flatMap((name) => {
+      const chain = c.table.chain(name);
+      if (!chain) return [`${c.source}: no chain ${name}`];
+      if (chain.rules.length === 0) return [`${c.source}: chain ${name}: no rules`];
+      return chain.rules.map((r) => ruleAt(c.source, r));
+    }),
   });
 }
 

@@ -8,12 +8,14 @@ import {
   type ServicesRead,
 } from '../../kube-proxy/removed-services.js';
 import type { ServiceTree } from '../../trees.js';
+import type { NftTable } from '../read/listing.js';
 import { elementLine } from './service-port.js';
 
 export function removedServiceElements(
   o: {
     node: string;
     source: string;
+    table: NftTable;
     ports: ExpectedServicePort[];
     read: ServicesRead;
     add: AddFinding;
@@ -24,7 +26,7 @@ export function removedServiceElements(
     o.add('orphan-chain', {
       ...removedServiceSaid(removed, o.node),
       actual: [
-        ...removed.entries.map((e) => elementLine(o.source, e)),
+        ...removed.entries.map((e) => elementLine(o, e)),
         ...(removed.tree.chains.svc ? [`${o.source}: chain ${removed.tree.chains.svc}`] : []),
       ],
     });

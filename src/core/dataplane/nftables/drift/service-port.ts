@@ -8,7 +8,7 @@ import type { AddFinding as Add } from '../../drift.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import { percent } from '../../../model.js';
 import { writes } from '../../kube-proxy/releases.js';
-import type { EntryPoint, ServiceTree } from '../../trees.js';
+import type { EntryPoint, ServiceTree, TreeEndpoint } from '../../trees.js';
 import {
   entriesAt,
   entriesElsewhere,
@@ -19,10 +19,10 @@ import {
 import { firewallSources } from '../expected/port-script.js';
 import { intervalSources, type NftPortPlan } from '../expected/expected-ports.js';
 import type { NftRule, NftTable } from '../read/listing.js';
-import { ruleText } from '../render.js';
 import { goesTo } from '../trees/expr.js';
 import { portChain } from '../trees/port-chain.js';
-import { keyText, type PortCheck } from './context.js';
+import { rulesTo } from '../trees/endpoints.js';
+import { elementAt, keyText, ruleAt, type PortCheck } from './context.js';
 import { isAddress, signature } from './rule-signature.js';
 import { absentFrom } from './absent.js';
 import type { NftCommand } from '../expected/script.js';
@@ -30,11 +30,23 @@ import { ipv4 } from '../../../ipv4.js';
 import { ipv6 } from '../../../ipv6.js';
 import type { TraceProtocol } from '../../trace/packet.js';
 import { hookChains, throughChains } from '../chain-walk.js';
-import { noEndpointElement } from '../trees.js';
 
-/** A map element as read, in nft's words: "service-ips 10.96.0.1 . tcp . 443 : goto CHAIN". */
-export const elementLine = (source: string, x: EntryPoint) =>
-  `${source}: ${x.from} ${x.address === undefined ? '' : `${x.address} . `}${x.protocol} . ${x.port} : goto ${x.chain}`;
+/** A map element as read, in nft's words, where it was read: "FILE:LINE: service-ips 10.96.0.1 .
+ * tcp . 443 : goto CHAIN". */
+export const elementLine = (c: { source: string; table: NftTable }, x: EntryPoint) =>
+  elementAt(c, x.from, keyOf(x.address, x.protocol, x.port), `goto ${x.chain}`);
+
+/** A no-endpoint map element as read, where it was read ("… no-endpoint-services 10.96.0.9 . tcp .
+ * 80 : drop"; reject: kube-proxy's `goto reject-chain`). */
+const verdictLine = (c: PortCheck, a: ServiceTree, v: ServiceTree['verdicts'][number]) =>
+  elementAt(c, v.chain, keyOf(v.address, a.protocol, v.port), v.kind);
+
+/** A Service map's key: "address . protocol . port", a node port's without the address. */
+const keyOf = (address: string | undefined, protocol: string, port: number | undefined) => [
+  ...(address === undefined ? [] : [address]),
+  protocol,
+  ...(port === undefined ? [] : [port]),
+];
 
 /** One Service port: its entries, no-endpoint verdicts, endpoints and shares, affinity,
  * external-chain masquerade, firewall and hairpin, the node's against kube-proxy's. */
@@ -47,7 +59,7 @@ export function servicePort(
   expected: (only?: (commands: NftCommand[]) => NftCommand[]) => string[],
   c: PortCheck,
 ): void {
-  const { node, source, table } = c;
+  const { node, table } = c;
   const add: Add = (id, f) => c.add(id, { service: sp.name, expected: expected(), ...f });
   // what a line not read may hold of this port is not said missing: only what was read differs
   const blind = c.bearing(sp.name) !== undefined;
@@ -90,7 +102,7 @@ export function servicePort(
         message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} ${left.fate}${moved.length > 0 ? `; its elements for ${entriesAt(moved)} lead into the Service port's chains instead, ${notInApi(want, moved)}` : ''}.`,
         // only what the table lacks is expected; what it still holds of the port is evidence
         expected: expected((cs) => absentFrom(table, cs)),
-        actual: [...moved.map((x) => elementLine(source, x)), ...left.lines],
+        actual: [...moved.map((x) => elementLine(c, x)), ...left.lines],
         ...sync(),
       });
     } else if (a?.absentChains?.includes(found.chain))
@@ -102,7 +114,7 @@ export function servicePort(
       add(local ? 'local-policy-wrong' : 'service-chain-missing', {
         title: `${where} goes to ${found.chain}, not ${e.chain}`,
         message: `kube-proxy's table on ${node} sends ${sp.name}'s ${e.kind} ${where} to ${found.chain}; for the Service's traffic policies kube-proxy sends it to ${e.chain}.`,
-        actual: [`${source}: ${found.from} ${where} : goto ${found.chain}`],
+        actual: [elementLine(c, found)],
         ...sync(),
       });
     }
@@ -114,7 +126,7 @@ export function servicePort(
     add('entry-stale', {
       ...removedText(node, sp.name, removed),
       expected: [],
-      actual: removed.map((x) => elementLine(source, x)),
+      actual: removed.map((x) => elementLine(c, x)),
       ...sync(),
     });
 
@@ -134,7 +146,7 @@ export function servicePort(
           : `${sp.name} has no endpoint on ${node} for this traffic (a Local traffic policy), but kube-proxy's table there has no ${v.chain} element dropping ${where}${found ? ` (it ${found.kind}s it)` : ''}.`,
       // only what the table lacks is expected; what it still holds of the port is evidence
       expected: lacking(),
-      actual: found ? [`${source}: ${v.chain} ${where} : ${found.kind}`] : (refused ?? []),
+      actual: found ? [verdictLine(c, a!, found)] : (refused ?? []),
     });
   }
   // a no-endpoint element kube-proxy did not write (the port has endpoints): stale
@@ -153,7 +165,7 @@ export function servicePort(
       add('endpoint-stale', {
         title: `${x.address ?? 'node port'}:${x.port} still goes to ${x.chain}`,
         message: `kube-proxy's table on ${node} still sends ${sp.name}'s ${x.kind} ${x.address ?? ''}:${x.port} to ${x.chain}, but ${sp.name} has no endpoint for it now: those connections go to Pods that are gone or not ready.`,
-        actual: [elementLine(source, x)],
+        actual: [elementLine(c, x)],
       });
 
   if (a && !entryWrong) {
@@ -186,7 +198,7 @@ export function servicePort(
         missing('masquerade-missing', {
           title: `no masquerade mark in ${w.chains.ext}${m === 'all' ? '' : ` for ${m}`}`,
           message: `kube-proxy's table on ${node} does not mark ${sp.name}'s external traffic${m === 'all' ? '' : ` (${m})`} for masquerade: replies from an endpoint on another node go straight back to the client, which drops them.`,
-          actual: (table.chain(w.chains.ext!)?.rules ?? []).map((r) => `${source}: ${ruleText(r)}`),
+          actual: (table.chain(w.chains.ext!)?.rules ?? []).map((r) => ruleAt(c.source, r)),
         });
   }
   if (w.chains.fw) firewall(sp, w.chains.fw, c, missing);
@@ -224,10 +236,8 @@ function strayVerdict(
     message: `kube-proxy's table on ${c.node} has a ${x.chain} element that ${x.kind}s ${sp.name}'s ${where}, but the Service has endpoints: ${refused.length > 0 ? `new connections to it from ${who} are ${x.kind === 'reject' ? 'refused' : 'dropped'} by ${refused.map((r) => r.chain).join(' and ')}, which look${refused.length === 1 ? 's' : ''} it up before they are DNATed` : 'the checks that look it up run after DNAT, where no connection to it is left, so it refuses none as the table stands'}; kube-proxy removes it on its next sync.`,
     expected: [],
     actual: [
-      `${c.source}: ${noEndpointElement(a, x)}`,
-      ...refused.map(
-        (r) => `${c.source}: chain ${r.chain} (${r.hook} hook, priority ${r.prio}): ${r.rules}`,
-      ),
+      verdictLine(c, a, x),
+      ...refused.flatMap((r) => r.rules.map((y) => ruleAt(c.source, y))),
     ],
     ...sync(),
   });
@@ -263,10 +273,8 @@ function refusedBeforeDnat(t: NftTable, address: string, port: number, protocol:
       })
       .map((ch) => ({
         who,
-        hook,
         chain: ch.name,
-        prio: ch.prio ?? 0,
-        rules: ch.rules.map((r) => ruleText(r)).join('; '),
+        rules: ch.rules,
       }));
   });
 }
@@ -286,7 +294,7 @@ function unremembered(sp: ExpectedServicePort, a: ServiceTree, add: Add, c: Port
     title: `session affinity never remembers a client of ${named}`,
     message: `${sp.name} has sessionAffinity: ClientIP, but on ${c.node} the endpoint chain${without.length === 1 ? '' : 's'} of ${named} ${without.length === 1 ? 'has' : 'have'} no "update @affinity-… { ip saddr }" rule: the Service chain's affinity lookup never finds a client there and every new connection is balanced afresh, so ClientIP affinity is gone.`,
     actual: without.flatMap((e) =>
-      (c.table.chain(e.chain)?.rules ?? []).map((r) => `${c.source}: ${e.chain}: ${ruleText(r)}`),
+      (c.table.chain(e.chain)?.rules ?? []).map((r) => ruleAt(c.source, r)),
     ),
   });
 }
@@ -324,11 +332,7 @@ function clusterIpRefused(c: PortCheck, address: string | undefined): string[] |
     .flatMap((x) => x.rules.map((r) => ({ chain: x.name, r })))
     .find(({ r }) => goesTo(r) === 'cluster-ips-check');
   return reject && hook
-    ? [
-        `${c.source}: set cluster-ips holds ${address}`,
-        `${c.source}: chain ${hook.chain}: ${ruleText(hook.r)}`,
-        `${c.source}: chain cluster-ips-check: ${ruleText(reject)}`,
-      ]
+    ? [elementAt(c, 'cluster-ips', [address]), ruleAt(c.source, hook.r), ruleAt(c.source, reject)]
     : undefined;
 }
 
@@ -358,6 +362,9 @@ function endpoints(
     });
     return;
   }
+  // the chain's rules that send new connections to an endpoint, as the node holds them
+  const rules = c.table.chain(chain)?.rules ?? [];
+  const sending = (e: TreeEndpoint) => rulesTo(rules, e).map((r) => ruleAt(c.source, r));
   // the common case, the same endpoints in the same order: none missing nor stale, no sets made
   const same = got.length === want.length && got.every((e, i) => e.address === want[i]);
   const addresses = same ? undefined : new Set(want);
@@ -381,13 +388,8 @@ function endpoints(
       title: `${percent(e.probability)} of new connections leave ${chain} untranslated`,
       message: `${chain} on ${c.node} sends ${percent(e.probability)} of ${sp.name}'s new connections to ${e.chain}${other && other !== sp.name ? `, a chain of ${other}` : ''}, whose rules do not DNAT ${sp.protocol}: those connections leave it untranslated${refused ? ` and are rejected by cluster-ips-check (${sp.clusterIP} is in cluster-ips)` : ' and nothing answers them'}.`,
       actual: [
-        ...(c.table.chain(chain)?.rules ?? [])
-          .map((r) => ruleText(r))
-          .filter((t) => t.includes(e.chain))
-          .map((t) => `${c.source}: ${chain}: ${t}`),
-        ...(c.table.chain(e.chain)?.rules ?? []).map(
-          (r) => `${c.source}: ${e.chain}: ${ruleText(r)}`,
-        ),
+        ...rulesTo(c.table.chain(chain)?.rules ?? [], e).map((r) => ruleAt(c.source, r)),
+        ...(c.table.chain(e.chain)?.rules ?? []).map((r) => ruleAt(c.source, r)),
         ...(refused ?? []),
       ],
     });
@@ -399,16 +401,14 @@ function endpoints(
       ...(e.address ? { endpoint: e.address } : {}),
       title: `DNAT to ${e.address}, no longer an endpoint`,
       message: `kube-proxy's table on ${c.node} still sends ${percent(e.probability)} of ${sp.name} to ${e.address}, which is not an endpoint kube-proxy should use now: those connections go to a Pod that is gone or not ready.`,
-      actual: [`${c.source}: ${e.chain}`],
+      // the rules that send there, as the node holds them
+      actual: sending(e),
     });
   for (const e of got.filter((x) => x.chainMissing))
     add('element-chain-missing', {
       expected: lacking(),
       // the rules that send there, as the node holds them
-      actual: (c.table.chain(chain)?.rules ?? [])
-        .map((r) => ruleText(r))
-        .filter((t) => t.includes(e.chain))
-        .map((t) => `${c.source}: ${chain}: ${t}`),
+      actual: sending(e),
       title: `${e.chain} missing`,
       message: `${chain} on ${c.node} sends ${sp.name}'s connections to ${e.chain}, which is not in the table: nft refuses such a table, so the paste or listing lacks it, or it was deleted by hand.`,
     });
@@ -416,7 +416,7 @@ function endpoints(
     missing('endpoint-not-in-numgen', {
       title: `${e.address ?? e.chain} only for clients it already has`,
       message: `${chain} on ${c.node} sends clients remembered in ${e.chain}'s affinity set there, but its numgen map never picks ${e.address ?? 'that endpoint'} for a new client.`,
-      actual: [`${c.source}: ${e.chain}`],
+      actual: sending(e),
     });
   const share = 1 / want.length;
   if (
@@ -429,7 +429,7 @@ function endpoints(
     missing('weights-uneven', {
       title: `shares ${got.map((e) => percent(e.probability)).join(' / ')}, not ${percent(share)} each`,
       message: `kube-proxy's table on ${c.node} does not split ${sp.name} evenly over its ${want.length} endpoints (numgen random mod ${want.length} gives each ${percent(share)}).`,
-      actual: got.map((e) => `${c.source}: ${percent(e.probability)} -> ${e.address} (${e.chain})`),
+      actual: [...new Set(got.flatMap((e) => rulesTo(rules, e)))].map((r) => ruleAt(c.source, r)),
     });
 }
 
@@ -480,7 +480,7 @@ function firewall(sp: ExpectedServicePort, fw: string, c: PortCheck, add: Add): 
         ? `no firewall-ips element for ${unguarded.join(', ')}`
         : `source ranges ${got.join(', ') || 'none'}, not ${want.join(', ')}`,
     message: `${sp.name} accepts only ${sp.sourceRanges.join(', ')} at its load-balancer IP, but kube-proxy's table on ${c.node} ${!chain ? `has no ${fw}` : unguarded.length > 0 ? `does not look ${unguarded.join(', ')} up in firewall-ips` : `lets ${got.join(', ') || 'every source'} through`}: other clients are not dropped.`,
-    actual: chain ? chain.rules.map((r) => `${c.source}: ${ruleText(r)}`) : [],
+    actual: chain ? chain.rules.map((r) => ruleAt(c.source, r)) : [],
   });
 }
 

@@ -99,6 +99,20 @@ export function endpointsOf(
   return out;
 }
 
+/** The rules of a service or local chain that send new connections to `ep` (endpointsOf's):
+ * its affinity lookup and the numgen map naming its chain, or the DNAT naming its address. */
+export function rulesTo(rules: NftRule[], ep: TreeEndpoint): NftRule[] {
+  return rules.filter((r) => {
+    if (affinitySet(r) && goesTo(r) === ep.chain) return true;
+    if (numgenVmap(r)?.targets.includes(ep.chain)) return true;
+    // a DNAT in the chain itself (1.33 on): the endpoint's chain is the Service chain
+    const address = ep.address;
+    if (r.chain !== ep.chain || address === undefined) return false;
+    const dnat = dnatOf(r);
+    return typeof dnat === 'string' ? dnat === address : dnat?.targets.includes(address) === true;
+  });
+}
+
 /** Why a numgen map whose elements an author left out does not show all the endpoints it picks
  * from (its N says how many); undefined where those shown are all N. */
 function elidedMap(r: NftRule, map: { mod: number; targets: string[] }): string | undefined {
