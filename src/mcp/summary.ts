@@ -1,6 +1,7 @@
 // The short text each tool returns beside its JSON: what an assistant says first, in a line or
 // a few; the JSON holds the evidence.
-import { countsVerdict, plural, type driftDoc } from '../output/drift.js';
+import { countsVerdict, type driftDoc } from '../output/drift.js';
+import { count } from '../core/checks/check.js';
 import type { reportDoc } from '../output/json.js';
 import type { rulesDoc, searchDoc } from '../output/rules.js';
 import { percent } from '../core/model.js';
@@ -55,7 +56,7 @@ export function driftSummary(d: ReturnType<typeof driftDoc>): string {
       : []),
     ...(inPart.length > 0 ? [`compared in part on ${namedFew(inPart)}`] : []),
   ];
-  return `${plural(d.nodes.length, 'node')} compared: ${countsVerdict(c)}${left.length > 0 ? `; ${left.join('; ')}` : ''}`;
+  return `${count(d.nodes.length, 'node')} compared: ${countsVerdict(c)}${left.length > 0 ? `; ${left.join('; ')}` : ''}`;
 }
 
 export function traceSummary(t: ReturnType<typeof traceDoc>): string {

@@ -28,7 +28,7 @@ function counts(findings: DriftFinding[]) {
   return c;
 }
 
-export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function countsLine(findings: DriftFinding[]): string {
   return countsVerdict(counts(findings));

@@ -10,6 +10,7 @@
 // local-out, ip_vs_core.c), on what they leave addressed to a virtual server.
 import { driftFinding, lineAt, type DriftFinding } from '../dataplane/drift.js';
 import { seen } from '../findings/evidence.js';
+import { count } from '../checks/check.js';
 import type {
   IptablesDataplane,
   IpvsDataplane,
@@ -45,8 +46,6 @@ interface Stale {
   /** Its line in the listing; none in nft's JSON, one line. */
   line?: number;
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 // iptables' nat PREROUTING and OUTPUT run at NF_IP_PRI_NAT_DST, kube-proxy's nftables nat chains
 // at dstnat: the same priority, so which DNATs a new connection first is not in either listing
@@ -87,7 +86,7 @@ function ipvsHooks(d: IpvsDataplane, boundSource: string | undefined): Hook[] {
   const some = held.slice(0, 4).join(', ') + (held.length > 4 ? ', ...' : '');
   return [
     {
-      text: `kube-ipvs0 holds ${plural(held.length, 'virtual server address', 'virtual server addresses')}: ${some}`,
+      text: `kube-ipvs0 holds ${count(held.length, 'virtual server address', 'virtual server addresses')}: ${some}`,
       source: boundSource,
     },
   ];
@@ -124,7 +123,7 @@ function actsText(mode: OtherModeState['dataplane']['mode'], live: string, hooks
       ? `IPVS runs after the ${live} mode's nat chains (local-in, local-out): it balances the connections they leave addressed to a virtual server (a Service they no longer have, one they do not DNAT), and kube-ipvs0 still holds their addresses, so the node takes connections to them as its own.`
       : `IPVS runs after the ${live} mode's nat chains: it balances only connections they leave addressed to a virtual server, sent from the node itself (kube-ipvs0 holds none of their addresses, or was not read).`;
   return hooks.length > 0
-    ? `They are hooked (${plural(hooks.length, 'entry', 'entries')}) at nat prerouting and output at priority ${DSTNAT}, as the ${live} mode's rules are: for each new connection the nat chain the kernel runs first does the DNAT, so some connections take them.`
+    ? `They are hooked (${count(hooks.length, 'entry', 'entries')}) at nat prerouting and output at priority ${DSTNAT}, as the ${live} mode's rules are: for each new connection the nat chain the kernel runs first does the DNAT, so some connections take them.`
     : 'Nothing enters them (no jump from a nat base chain), so they act on no packet.';
 }
 
@@ -136,7 +135,7 @@ function endpointsText(stale: Stale[], acts: boolean): string {
     .slice(0, 3)
     .map((s) => `${s.address} for ${s.service}`)
     .join(', ');
-  return `${plural(stale.length, 'of their endpoints is', 'of their endpoints are')} no current endpoint of its Service port (${some}${stale.length > 3 ? ', ...' : ''})${acts ? ': connections that take them reach stale Pods or nothing' : ''}.`;
+  return `${count(stale.length, 'of their endpoints is', 'of their endpoints are')} no current endpoint of its Service port (${some}${stale.length > 3 ? ', ...' : ''})${acts ? ': connections that take them reach stale Pods or nothing' : ''}.`;
 }
 
 /**
@@ -175,7 +174,7 @@ export function leftoverFinding(
       : 'warning';
   const ports = new Set(services.map((t) => t.name ?? t.id));
   const named = new Set(services.flatMap((t) => (t.name ? [t.name.replace(/:[^:]*$/, '')] : [])));
-  const cover = `${plural(ports.size, 'Service port')} of ${plural(named.size, 'Service')}${orphans > 0 ? `, ${plural(orphans, 'chain')} no entry reaches` : ''}`;
+  const cover = `${count(ports.size, 'Service port')} of ${count(named.size, 'Service')}${orphans > 0 ? `, ${count(orphans, 'chain')} no entry reaches` : ''}`;
   // a hook read from another output (kube-ipvs0's addresses) is evidence of that file's
   const elsewhere = hooks.filter((h) => h.source !== d.source);
   const actual = [
