@@ -149,6 +149,8 @@ function needsService(steps: Step[], from: number): number {
 }
 
 function conclusion(report: Report, p: Palette, width: number): string[] {
+  // the verdict already says what was not read, and why
+  if (nothingChecked(report)?.next) return verdict(report, p, width);
   return [...verdict(report, p, width), ...unobserved(report, width)];
 }
 
@@ -171,10 +173,21 @@ function verdict(report: Report, p: Palette, width: number): string[] {
     ];
   }
   if (report.pending) return wrap('Still collecting: some steps are pending.', width, '', '  ');
+  const unread = nothingChecked(report);
+  if (unread?.next)
+    return [
+      ...wrap(`Nothing checked: ${unread.title}. ${unread.explanation ?? ''}`, width, '', '  '),
+      ...wrapCommand(['Next:', ...shellWords(unread.next)], width, '').map((l) => p.command(l)),
+    ];
   return wrap('No problem found in the steps kdebug could check.', width, '', '  ').map((l) =>
     p.status('pass', l),
   );
 }
+
+/** The Service step's finding when no Service was read (a snapshot taken for another one) and it
+ * says what to run instead: nothing was checked, so there is no "no problem" to say. */
+const nothingChecked = (report: Report) =>
+  report.service || report.firstProblem ? undefined : report.steps[0]?.headline;
 
 /** What this run did not observe, whatever it concluded (JSON's `unobserved`). */
 function unobserved(report: Report, width: number): string[] {
@@ -232,7 +245,7 @@ export function reportText(report: Report, o: TextOptions = {}): string {
   }
   if (out[out.length - 1] !== '') out.push('');
   out.push(...conclusion(report, p, width));
-  if (report.notRead.length > 0)
+  if (report.notRead.length > 0 && !nothingChecked(report)?.next)
     out.push(
       ...wrap(
         `Partial: the run lost ${report.notRead.length === 1 ? 'one read' : `${report.notRead.length} reads`}, so the steps hold for what was read only: ${fewOf(report.notRead.map((n) => `${n.what} (${n.why})`))}`,

@@ -54,6 +54,19 @@ describe('kdebug svc (built CLI)', () => {
     assert.match(r.stdout, /^ +kdebug svc nginx-svc -n default --snapshot snapshots\/nginx-svc$/m);
   });
 
+  // without --verbose too: the conclusion is "nothing checked" and the command for the one it holds
+  it('a Service held in another namespace only: the conclusion points at it, never "no problem"', () => {
+    const r = kdebug(['svc', 'kube-dns', '--snapshot', 'snapshots/nginx-svc', '-o', 'text']);
+    assert.equal(r.code, 2);
+    assert.doesNotMatch(r.stdout, /No problem found/);
+    assert.match(r.stdout, /^Nothing checked: Service default\/kube-dns was not captured\./m);
+    assert.match(r.stdout, /It holds kube-system\/kube-dns\./);
+    assert.match(
+      r.stdout,
+      /^Next: kdebug svc kube-dns -n kube-system --snapshot snapshots\/nginx-svc$/m,
+    );
+  });
+
   it('NAME:PORT and NAME:PORTNAME diagnose that port alone; a port the Service lacks fails step 1', () => {
     const run = (arg: string) => {
       const r = kdebug(['svc', arg, '--snapshot', 'snapshots/nginx-svc', '-o', 'json']);
