@@ -4,6 +4,7 @@
 // as the agent lists it.
 import { watchedServiceCIDRs } from '../core/dataplane/kube-proxy/releases.js';
 import { Analysis } from '../core/nodes/analysis.js';
+import { versionRead, versionReadText, type NodeState } from '../core/nodes/state.js';
 import { expectedSave, type ExpectedRules } from '../core/dataplane/kube-proxy/expected.js';
 import type { NodeKnobs } from '../core/dataplane/kube-proxy/knobs.js';
 import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected/expected.js';
@@ -46,7 +47,8 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   const analysis = new Analysis(facts, { view, code });
   const node = analysis.node(name!);
   const mode = node.mode();
-  const agent = analysis.state(name!).cilium;
+  const state = analysis.state(name!);
+  const agent = state.cilium;
   // a Cilium node's settings, typed with their sources, beside the header that says them
   const settings = mode === 'cilium' && agent ? { settings: settingsStated(agent) } : {};
   // -o json: the same text, in a document naming the node and mode (schema/expect.v1.json)
@@ -110,7 +112,10 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
       const n = analysis.node(name!, undefined, family);
       const exp = n.expected();
       return expectedNftText(
-        { ...exp, notes: [...exp.notes, ...releaseAssumed(exp, n.knobs())] },
+        {
+          ...exp,
+          notes: [...versionNote(state), ...exp.notes, ...releaseAssumed(exp, n.knobs())],
+        },
         watchedServiceCIDRs(exp.release, serviceCIDRs(analysis.view)),
       );
     }
@@ -119,6 +124,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
       const options = n.ipvsOptions();
       const exp = n.expected();
       const e = expectedIpvs(exp, options);
+      e.notes.unshift(...versionNote(state));
       e.notes.push(...releaseAssumed(exp, n.knobs()));
       // kube-proxy runs an IPv6 proxier wherever the node has IPv6: said where it is not printed
       if (
@@ -135,6 +141,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
     // the knobs' notes say what was assumed; a knob given on the command line is not
     const knobs = node.knobs();
     const notes = [
+      ...versionNote(state),
       ...exp.notes,
       ...releaseAssumed(exp, knobs),
       ...(o.nfacct === undefined ? knobs.nfacctNotes : []),
@@ -153,6 +160,12 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
  * modelled, said), unless a table read showed the release: the rules' own notes say that one. */
 function releaseAssumed(exp: ExpectedRules, knobs: NodeKnobs): string[] {
   return exp.writtenBy ? [] : knobs.notes;
+}
+
+/** The version read for the node, and where, said first: the release written follows from it. */
+function versionNote(state: NodeState): string[] {
+  const read = versionRead(state);
+  return read ? [versionReadText(state.node, read)] : [];
 }
 
 /** The family of the cluster's first Service cluster IP (the kubernetes Service's, else any): an

@@ -15,6 +15,7 @@ import {
 import { RENAMED_IDS, type Severity } from '../core/model.js';
 import { jsonText } from '../core/sanitize.js';
 import { byReason, namedFew } from '../core/nodes/access.js';
+import { versionReadText } from '../core/nodes/state.js';
 import { wrapCommand, wrapIndented } from './wrap.js';
 import { schemaId } from './schema-id.js';
 
@@ -136,6 +137,7 @@ export function driftText(
       out.push(
         `  and (${beside.source}) ${plural(beside.servicePorts, 'Service port')} with what Cilium's agent beside it should hold for the kinds it serves ${ciliumCompared(beside)}: ${beside.replacement}`,
       );
+    if (n.kubeProxy !== undefined) out.push(`  ${versionReadText(n.node, n.kubeProxy)}`);
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => severityOf(f) !== 'info');
     const info = n.findings.filter((f) => severityOf(f) === 'info');
@@ -215,6 +217,7 @@ export function driftDoc(
       family: n.family ?? 'IPv4',
       source: n.source,
       servicePorts: n.servicePorts,
+      ...(n.kubeProxy !== undefined ? { kubeProxy: n.kubeProxy } : {}),
       writtenBy: n.writtenBy ?? null,
       ...(n.releaseDisagrees !== undefined ? { releaseDisagrees: n.releaseDisagrees } : {}),
       tables: n.tables ?? ['nat', 'filter'],

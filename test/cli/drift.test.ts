@@ -293,8 +293,8 @@ describe('kdebug expect', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
-      // the node runs kube-proxy v1.15 (its Pod's image): the oldest modelled release, said so
-      /^# kdebug expect: the rules kube-proxy v1\.30 writes in iptables mode on node vm-12-7-centos\n# note: kube-proxy v1\.15 is not a modelled release \(kdebug models 1\.30-1\.37\): written as v1\.30 writes it\n\*filter\n/,
+      // the node runs kube-proxy v1.15 (its Pod's image, named): the oldest modelled release, said so
+      /^# kdebug expect: the rules kube-proxy v1\.30 writes in iptables mode on node vm-12-7-centos\n# note: kube-proxy v1\.15\.2 read on vm-12-7-centos, from the image registry\.aliyuncs\.com\/google_containers\/kube-proxy:v1\.15\.2 of Pod kube-proxy-8vbqn\n# note: kube-proxy v1\.15 is not a modelled release \(kdebug models 1\.30-1\.37\): written as v1\.30 writes it\n\*filter\n/,
     );
     assert.match(
       r.stdout,

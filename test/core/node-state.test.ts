@@ -125,6 +125,23 @@ describe('node state: the kube-proxy version', () => {
     );
     assert.equal(a.state('node-b').version?.from, 'image');
     assert.equal(a.state('node-b').version?.value.minor, 33);
+    // the Pod's image names another minor: said beside the answer, not dropped
+    assert.match(
+      a.state('node-a').version!.disagrees ?? '',
+      /^the image registry\.k8s\.io\/kube-proxy:v1\.33\.1 of Pod \S+ says v1\.33\.1$/,
+    );
+    assert.match(a.state('node-a').version!.evidence.text, /says v1\.33\.1/);
+    // a managed build spells the patch apart: the same minor is no disagreement
+    const same = new Analysis(
+      facts([...twoNodes(), ...withImage(kubeProxy(), 'x/eks/kube-proxy:v1.34.2-eksbuild.3')], {
+        'node-a': {
+          'proxy-metrics': 'kubernetes_build_info{git_version="v1.34.2-eks-4c1f3a2"} 1\n',
+        },
+      }),
+      { code: allModes },
+    );
+    assert.equal(same.state('node-a').version?.from, 'metrics');
+    assert.equal(same.state('node-a').version?.disagrees, undefined);
   });
 
   it("understands managed images' tags and digests", () => {

@@ -5,6 +5,7 @@ import { computed, judged, seen } from '../findings/evidence.js';
 import { type NextCommand } from '../findings/next-command.js';
 import type { Evidence, Finding, ServicePortName, Severity } from '../model.js';
 import type { Release, ReleaseDisagrees } from './kube-proxy/releases.js';
+import type { VersionRead } from '../nodes/state.js';
 import type { IPFamily } from '../ipv6.js';
 import type { DriftId } from './drift-ids.js';
 import type { SettingStated } from './cilium/agent/provenance.js';
@@ -170,6 +171,9 @@ export interface NodeDrift {
   };
   /** The kube-proxy release whose rules the node was compared with (kube-proxy/releases.ts). */
   release?: Release;
+  /** kube-proxy's version as read for the node, with its source; null: not read; absent on a
+   * node whose Services Cilium's agent programs. */
+  kubeProxy?: VersionRead | null;
   findings: DriftFinding[];
   /** What the node does as designed that a person may not expect (not drift): e.g. a node
    * without a local endpoint dropping externalTrafficPolicy Local traffic. */

@@ -24,6 +24,7 @@ import { saidShort, unavailableText, type DriftUnavailable } from './drift-unava
 import { leftoverFinding, type OtherModeState } from './leftovers.js';
 import { kubectl, onNode as onNodeCommand, valid } from '../findings/next-command.js';
 import { NodeExpected } from './node-expected.js';
+import { versionRead } from './state.js';
 import { scopeKey, type Scope } from './node-reads.js';
 
 /** One node's dataplane for one family (iptables mode: iptables-save for IPv4, ip6tables-save
@@ -207,7 +208,12 @@ export class NodeAnalysis extends NodeExpected {
       const onNode = (f: DriftFinding) => ({ ...f, drift: { ...f.drift, family } });
       d = {
         ...found,
-        ...(dataplane.mode === 'cilium' ? {} : { release: this.expected(scope).release }),
+        ...(dataplane.mode === 'cilium'
+          ? {}
+          : {
+              release: this.expected(scope).release,
+              kubeProxy: versionRead(this.analysis.state(this.name)),
+            }),
         family,
         findings: found.findings.map(onNode),
         ...(found.notes ? { notes: found.notes.map(onNode) } : {}),

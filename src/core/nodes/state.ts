@@ -62,8 +62,36 @@ export interface NodeState {
    * are compared. Its mode is `cilium` (no kube-proxy rules are expected of it). */
   agentMissing?: { ran: boolean; agent?: CiliumAgent };
   /** kube-proxy's release on this node, when anything recorded says it. */
-  version?: Decided<Version, 'metrics' | 'image' | 'nodeInfo' | 'embedded'>;
+  version?: Decided<Version, 'metrics' | 'image' | 'nodeInfo' | 'embedded'> & {
+    /** A lesser source that names another minor release ("the image … of Pod … says v1.34.4"). */
+    disagrees?: string;
+  };
 }
+
+/** kube-proxy's version as read for a node, in words: what expect and drift say beside the
+ * release they model. */
+export interface VersionRead {
+  version: string;
+  /** "its /metrics", "the image registry.k8s.io/kube-proxy:v1.34.4 of Pod …". */
+  source: string;
+  /** A lesser source that names another minor release. */
+  disagrees?: string;
+}
+
+export const versionRead = ({ version: v }: Pick<NodeState, 'version'>): VersionRead | null =>
+  v
+    ? {
+        version: v.value.text,
+        source: v.source,
+        ...(v.disagrees ? { disagrees: v.disagrees } : {}),
+      }
+    : null;
+
+/** A version read, as expect's note and drift's line say it. */
+export const versionReadText = (node: string, r: VersionRead | null): string =>
+  r
+    ? `kube-proxy ${r.version} read on ${node}, from ${r.source}${r.disagrees ? `; ${r.disagrees}` : ''}`
+    : `kube-proxy's version on ${node} was not read`;
 
 /** kube-proxy's /configz on the node, the API objects (ConfigMap, Pod flags), or its defaults. */
 type ConfigFrom = 'configz' | 'objects' | 'default';
@@ -335,13 +363,24 @@ function versionOf(
 ): NodeState['version'] {
   const built = /^kubernetes_build_info\{[^}]*git_version="([^"]+)"/m.exec(metrics ?? '')?.[1];
   const fromMetrics = parseVersion(built);
-  if (fromMetrics)
-    return version(fromMetrics, 'metrics', `its /metrics`, (t) =>
-      seen(t, { node, source: `nodes/${node}/proxy-metrics.txt` }),
-    );
   const image = podImage(pod);
   const fromImage = parseVersion(image?.split('@')[0]?.split(':').pop());
-  if (fromImage) return version(fromImage, 'image', `the image ${image} of Pod ${pod!.name}`, read);
+  const imageSource = `the image ${image} of Pod ${pod?.name}`;
+  if (fromMetrics) {
+    // managed builds spell the patch apart ("-eksbuild.1", "-eks-"): only another minor matters
+    const other =
+      fromImage && (fromImage.major !== fromMetrics.major || fromImage.minor !== fromMetrics.minor)
+        ? `${imageSource} says ${fromImage.text}`
+        : undefined;
+    return version(
+      fromMetrics,
+      'metrics',
+      `its /metrics`,
+      (t) => seen(t, { node, source: `nodes/${node}/proxy-metrics.txt` }),
+      other,
+    );
+  }
+  if (fromImage) return version(fromImage, 'image', imageSource, read);
   const fromNode = parseVersion(info?.kubeProxyVersion);
   if (fromNode)
     return version(fromNode, 'nodeInfo', `Node ${node}'s status.nodeInfo.kubeProxyVersion`, read);
@@ -360,12 +399,15 @@ function versionOf(
     from: NonNullable<NodeState['version']>['from'],
     source: string,
     as: (t: string) => Evidence,
+    disagrees?: string,
   ) {
+    const also = disagrees ? ` (${disagrees}: the process answering is not the Pod's image)` : '';
     return {
       value: v,
       from,
       source,
-      evidence: as(`kube-proxy ${v.text} on ${node}, from ${source}`),
+      evidence: as(`kube-proxy ${v.text} on ${node}, from ${source}${also}`),
+      ...(disagrees ? { disagrees } : {}),
     };
   }
 }
