@@ -121,6 +121,16 @@ describe('k3s: kube-proxy inside the k3s process', () => {
     expectIsRecorded(dir);
   });
 
+  it("no kube-proxy configuration in the API: the masquerade note says k3s's flags are where it is", () => {
+    const masq = found(svcJson(K3S), 'masquerade-differs');
+    assert.equal(masq.status, 'pass');
+    assert.match(
+      masq.explanation,
+      /k3s runs kube-proxy inside its own process: its flags come from k3s's configuration on the node/,
+    );
+    assert.doesNotMatch(masq.explanation, /EKS's kube-proxy-config/);
+  });
+
   it('expect is the rules kube-proxy v1.33.13 wrote; drift finds nothing', () => {
     expectIsRecorded(K3S);
     driftIsClean(K3S);

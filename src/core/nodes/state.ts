@@ -113,11 +113,14 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
   const pod = index.kubeProxyPod(node);
   const found = index.node(node);
   const windows = found !== undefined && isWindows(found);
-  const config = configOf(node, outputs['proxy-configz'], view, pod, index.kubeProxyMounts);
   const info = nodeInfoOf(found);
   const kubelet = info?.kubeletVersion;
   const distribution = /\+(k3s|rke2)\d*$/.exec(kubelet ?? '')?.[1] as NodeState['embeddedIn'];
   const embeddedIn = pod ? undefined : distribution;
+  const config = flaggedBy(
+    embeddedIn,
+    configOf(node, outputs['proxy-configz'], view, pod, index.kubeProxyMounts),
+  );
   const version = versionOf(node, outputs['proxy-metrics'], info, pod, embeddedIn);
   const cilium = ciliumAgentOn(view, index.ciliumAgentPod(node), outputs[CILIUM_STEMS.status]);
   const proxy = () => modeOf(node, outputs, config, pod, () => inputs.shownMode(node));
@@ -243,6 +246,18 @@ function agentMissing(
       ),
     },
   };
+}
+
+/** k3s and RKE2 give the kube-proxy they run its flags from their own configuration, never
+ * through the API: where nothing else was read, that is said as why its settings are unknown. */
+function flaggedBy(
+  embeddedIn: NodeState['embeddedIn'],
+  config: NodeState['config'],
+): NodeState['config'] {
+  const unread = config.value.unread;
+  if (!embeddedIn || config.from !== 'default' || !unread) return config;
+  const why = `${embeddedIn} runs kube-proxy inside its own process: its flags come from ${embeddedIn}'s configuration on the node, cluster-cidr and kube-proxy-arg, not from the API`;
+  return { ...config, value: { ...config.value, unread: { ...unread, why } } };
 }
 
 /** The configuration kube-proxy runs with cluster-wide: the first of these nodes' served one
