@@ -52,8 +52,8 @@ export interface NodeState {
   /** The configuration kube-proxy on this node runs with; `error` when its ConfigMap did not
    * read (the defaults then stand in). */
   config: Decided<KubeProxyConfig, ConfigFrom> & { error?: string };
-  /** k3s and RKE2 run kube-proxy inside their own process, with no kube-proxy Pod. */
-  embeddedIn?: 'k3s' | 'rke2';
+  /** k3s runs kube-proxy inside its own process, with no kube-proxy Pod (RKE2 runs a static Pod). */
+  embeddedIn?: 'k3s';
   /** The Cilium agent on the node, where one runs: mode `cilium` when it replaces kube-proxy. */
   cilium?: AgentPod;
   /** A node of a Cilium cluster with neither a Cilium agent Pod nor a kube-proxy Pod in the API:
@@ -115,8 +115,7 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
   const windows = found !== undefined && isWindows(found);
   const info = nodeInfoOf(found);
   const kubelet = info?.kubeletVersion;
-  const distribution = /\+(k3s|rke2)\d*$/.exec(kubelet ?? '')?.[1] as NodeState['embeddedIn'];
-  const embeddedIn = pod ? undefined : distribution;
+  const embeddedIn = !pod && /\+k3s\d*$/.test(kubelet ?? '') ? 'k3s' : undefined;
   const config = flaggedBy(
     embeddedIn,
     configOf(node, outputs['proxy-configz'], view, pod, index.kubeProxyMounts),
@@ -248,8 +247,8 @@ function agentMissing(
   };
 }
 
-/** k3s and RKE2 give the kube-proxy they run its flags from their own configuration, never
- * through the API: where nothing else was read, that is said as why its settings are unknown. */
+/** k3s gives the kube-proxy it runs its flags from its own configuration, never through the API:
+ * where nothing else was read, that is said as why its settings are unknown. */
 function flaggedBy(
   embeddedIn: NodeState['embeddedIn'],
   config: NodeState['config'],
@@ -367,8 +366,8 @@ function modeOf(
 
 /** kube-proxy's release, best first: its own build info on /metrics, the image tag of its Pod
  * (managed suffixes such as -eksbuild.3 or -gke.1200 kept in the text), the Node's
- * status.nodeInfo.kubeProxyVersion (deprecated, still filled by some kubelets), and on k3s and
- * RKE2, which run kube-proxy inside their own process, the kubelet's version. */
+ * status.nodeInfo.kubeProxyVersion (deprecated, still filled by some kubelets), and on k3s,
+ * which runs kube-proxy inside its own process, the kubelet's version. */
 function versionOf(
   node: string,
   metrics: string | undefined,
@@ -437,7 +436,13 @@ function nodeInfoOf(node: Node | undefined): NodeInfo | undefined {
   return (node?.raw as { status?: { nodeInfo?: NodeInfo } } | undefined)?.status?.nodeInfo;
 }
 
+/** The image of the Pod's kube-proxy container: the one of that name (RKE2 runs it from
+ * rancher/hardened-kubernetes), else the one whose image names kube-proxy. */
 function podImage(pod: Pod | undefined): string | undefined {
-  const spec = pod?.raw['spec'] as { containers?: { image?: string }[] } | undefined;
-  return spec?.containers?.map((c) => c.image ?? '').find((i) => /kube-proxy/.test(i));
+  const spec = pod?.raw['spec'] as { containers?: { name?: string; image?: string }[] } | undefined;
+  const containers = spec?.containers ?? [];
+  return (
+    containers.find((c) => c.name === 'kube-proxy')?.image ??
+    containers.map((c) => c.image ?? '').find((i) => /kube-proxy/.test(i))
+  );
 }

@@ -1,5 +1,5 @@
 // Does each node run kube-proxy: its Pods (which they are, the selector that lists them, the
-// nodes whose Pods were not read), each ready or why not, or kube-proxy inside k3s or RKE2.
+// nodes whose Pods were not read), each ready or why not, or kube-proxy inside k3s.
 import { kubeProxyPodsReadOn, rolloutOf, settled, type Rollout } from '../../kube/daemon-set.js';
 import { read, seen, unseen } from '../../findings/evidence.js';
 import { kubeProxyPodOn } from '../../dataplane/iptables/drift/context.js';
@@ -158,7 +158,7 @@ export function running(ctx: CheckContext): Finding[] {
     const pod = byNode.get(node);
     if (pod && podReady(pod) && pod.phase === 'Running') continue;
     if (!pod && isWindows(n)) continue; // Windows runs its own kube-proxy (a service or kube-proxy-windows)
-    if (!pod && ctx.analysis.state(node).embeddedIn) continue; // k3s, RKE2: embedded()
+    if (!pod && ctx.analysis.state(node).embeddedIn) continue; // k3s: embedded()
     if (!pod) missing.push(node);
     else {
       const why = whyNotReady(pod);
@@ -268,7 +268,7 @@ function liveAnswer(ctx: CheckContext, node: string): Evidence | undefined {
   return undefined;
 }
 
-/** k3s and RKE2 run kube-proxy inside their own process, not as a Pod: said as what it is, from
+/** k3s runs kube-proxy inside its own process, not as a Pod: said as what it is, from
  * the Nodes' kubelet version, never as a kube-proxy that is missing. */
 export function embedded(ctx: CheckContext): Finding | undefined {
   const states = ctx

@@ -81,11 +81,13 @@ export interface Pod {
   raw: KubeObject;
 }
 
-/** kube-proxy's own Pod (kubeadm's DaemonSet, or any Pod labelled k8s-app=kube-proxy). */
+/** kube-proxy's own Pod (kubeadm's DaemonSet, or any Pod labelled k8s-app=kube-proxy), or the
+ * mirror of a kube-proxy static Pod its Node runs (RKE2's: component=kube-proxy, owned by the Node). */
 export const isKubeProxyPod = (p: Pod) =>
   p.namespace === 'kube-system' &&
   (p.labels['k8s-app'] === 'kube-proxy' ||
-    (p.ownerKind === 'DaemonSet' && p.ownerName === 'kube-proxy'));
+    (p.ownerKind === 'DaemonSet' && p.ownerName === 'kube-proxy') ||
+    (p.ownerKind === 'Node' && p.labels['component'] === 'kube-proxy'));
 
 function probe(v: unknown): ContainerProbe | undefined {
   const o = obj(v);
