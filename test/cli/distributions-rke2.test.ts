@@ -9,7 +9,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
+import { redactFacts } from '../../src/core/redact/redact.js';
 import { kdebug, ROOT } from '../support/cli.js';
+import { allModes } from '../support/modes.js';
 
 interface Finding {
   id: string;
@@ -116,5 +120,21 @@ describe('RKE2: kube-proxy as a static Pod', () => {
     // its flags are its configuration: the masquerade condition is checked, no note says unread
     assert.ok(!all.some((f) => f.id === 'masquerade-differs'), ids.join(', '));
     assert.equal(all.find((f) => f.id === 'rules-match')?.status, 'pass');
+  });
+
+  it("redacted as snapshot save redacts, the static Pods' image and flags are kept", async () => {
+    const facts = await readSnapshot(dir);
+    const read = (f: typeof facts) => {
+      const analysis = new Analysis(f, { code: allModes });
+      return ['node-a', 'node-b'].map((n) => {
+        const s = analysis.state(n);
+        return [s.version?.value.text, s.version?.source, s.config.value.clusterCIDR];
+      });
+    };
+    assert.deepEqual(read(facts), [
+      ['v1.33.5', `the image ${IMAGE} of Pod kube-proxy-node-a`, '10.244.0.0/16'],
+      ['v1.33.5', `the image ${IMAGE} of Pod kube-proxy-node-b`, '10.244.0.0/16'],
+    ]);
+    assert.deepEqual(read(redactFacts(facts).facts), read(facts));
   });
 });

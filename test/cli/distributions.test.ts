@@ -13,6 +13,8 @@ import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { diagnosisCommands, nodeBasics } from '../../src/cluster/collect/node-plan.js';
 import { nodeArgv, UnsupportedCommandError } from '../../src/cluster/nodes/commands.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
+import { diagnose } from '../../src/core/diagnose.js';
+import { redactFacts } from '../../src/core/redact/redact.js';
 import type { NodeCommand } from '../../src/cluster/cluster.js';
 import { kdebug, ROOT } from '../support/cli.js';
 import { differences } from '../support/cluster/truth.js';
@@ -21,6 +23,7 @@ import { allModes } from '../support/modes.js';
 const K3S = join(ROOT, 'test/fixtures/distributions/k3s');
 const EKS = join(ROOT, 'test/fixtures/distributions/eks');
 const EKS_NODES = readdirSync(join(EKS, 'nodes'));
+const TARGET = { namespace: 'matrix', service: 'cluster-ip' };
 const EKS_IMAGE = '602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/kube-proxy:v1.33.13-eksbuild.2';
 
 const work = mkdtempSync(join(tmpdir(), 'kdebug-distributions-'));
@@ -170,12 +173,11 @@ describe("EKS: kube-proxy's DaemonSet of an image with no shell", () => {
   it('the reads planned through the kube-proxy Pod need no shell in its image', async () => {
     const facts = await readSnapshot(EKS);
     const analysis = new Analysis(facts, { code: allModes });
-    const target = { namespace: 'matrix', service: 'cluster-ip' };
     const plans: NodeCommand[][] = [
       nodeBasics(facts),
       nodeBasics(facts, { byService: true }),
-      diagnosisCommands(facts, target, false, analysis),
-      diagnosisCommands(facts, target, true, analysis),
+      diagnosisCommands(facts, TARGET, false, analysis),
+      diagnosisCommands(facts, TARGET, true, analysis),
     ];
     const shells = /^(\/(usr\/)?bin\/)?(sh|bash|ash|dash|busybox)$/;
     const ran = new Set<string>();
@@ -195,4 +197,25 @@ describe("EKS: kube-proxy's DaemonSet of an image with no shell", () => {
     assert.ok(ran.has('iptables-save'), [...ran].join(' '));
     assert.ok(ran.has('iptables-nft-save'), [...ran].join(' '));
   });
+});
+
+describe('redacted as snapshot save redacts, each scenario reads the same', () => {
+  for (const dir of [K3S, EKS])
+    it(dir.split('/').pop()!, async () => {
+      const facts = await readSnapshot(dir);
+      /** Each node's kube-proxy kind, version and configuration, and the diagnosis. */
+      const read = (f: typeof facts) => {
+        const analysis = new Analysis(f, { code: allModes });
+        return {
+          nodes: readdirSync(join(dir, 'nodes')).map((n) => {
+            const s = analysis.state(n);
+            return [n, s.embeddedIn, s.version?.value.text, s.version?.source, s.config.value];
+          }),
+          steps: diagnose(f, TARGET, { code: allModes }).steps,
+        };
+      };
+      const original = read(facts);
+      assert.ok(original.nodes.every(([, , version]) => version === 'v1.33.13'));
+      assert.deepEqual(read(redactFacts(facts).facts), original);
+    });
 });
