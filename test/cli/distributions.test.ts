@@ -132,6 +132,13 @@ describe('k3s: kube-proxy inside the k3s process', () => {
       /k3s runs kube-proxy inside its own process: its flags come from k3s's configuration on the node/,
     );
     assert.doesNotMatch(masq.explanation, /EKS's kube-proxy-config/);
+    // and what to do points at k3s's configuration, never at ConfigMaps kube-system does not hold
+    const drift = JSON.parse(
+      kdebug(['drift', '--snapshot', K3S, '--node', 'node-a', '-o', 'json']).stdout,
+    );
+    const note = drift.notes.find((f: { id: string }) => f.id === 'masquerade-differs');
+    assert.match(note.advice, /^k3s gives kube-proxy its flags from its own configuration/);
+    assert.equal(note.next, null);
   });
 
   it('expect is the rules kube-proxy v1.33.13 wrote; drift finds nothing', () => {

@@ -256,7 +256,7 @@ function flaggedBy(
   const unread = config.value.unread;
   if (!embeddedIn || config.from !== 'default' || !unread) return config;
   const why = `${embeddedIn} runs kube-proxy inside its own process: its flags come from ${embeddedIn}'s configuration on the node, cluster-cidr and kube-proxy-arg, not from the API`;
-  return { ...config, value: { ...config.value, unread: { ...unread, why } } };
+  return { ...config, value: { ...config.value, unread: { ...unread, why, embeddedIn } } };
 }
 
 /** The configuration kube-proxy runs with cluster-wide: the first of these nodes' served one

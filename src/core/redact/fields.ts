@@ -190,7 +190,7 @@ const COREFILE_DATA = new Rewrite('Corefile, cut to its kubernetes plugin line',
 
 const CONFIG_MAP: Fields = { ...TYPE, metadata: NAMED };
 
-/** nodes/state.ts reads kube-proxy's version there (k3s and RKE2: the kubelet's, "+k3s1"). */
+/** nodes/state.ts reads kube-proxy's version there (k3s: the kubelet's, "+k3s1"). */
 const VERSION = new Rewrite('only a version, such as v1.31.4+k3s1', (v) =>
   typeof v === 'string' && parseVersion(v) ? v : undefined,
 );

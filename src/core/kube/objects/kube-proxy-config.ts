@@ -36,7 +36,12 @@ export interface KubeProxyConfig {
   /** Where no configuration file was read (no ConfigMap, or one that does not parse): why, and
    * the settings only it tells that no flag of the Pod told either, which are then not known
    * (the values here are kube-proxy's defaults, never to be compared or decided from). */
-  unread?: { why: string; unknown: UnknownSetting[] };
+  unread?: {
+    why: string;
+    unknown: UnknownSetting[];
+    /** k3s gave kube-proxy its flags from its own configuration on the node: no API object holds them. */
+    embeddedIn?: 'k3s';
+  };
   /** Where `unread` leaves the masquerade condition unknown: the one condition the node's own
    * rules hold ("! -s 10.244.0.0/16", "all"), taken as what kube-proxy there runs with. */
   masqueradeShown?: string;

@@ -235,9 +235,15 @@ function reportMasquerade(diffs: MasqueradeDiff[], ctx: DriftContext): void {
       // one way: the node's own lines are what kube-proxy there writes, never unexpected
       expected: ways.length === 1 ? actual : [],
       actual,
-      advice:
-        'Find the configuration kube-proxy mounts among the ConfigMaps of kube-system, and correct it where it does not parse.',
-      next: kubectl('kube-system', 'get', 'configmaps', '-o', 'name'),
+      ...(unread.embeddedIn
+        ? {
+            advice: `${unread.embeddedIn} gives kube-proxy its flags from its own configuration on the node (cluster-cidr, kube-proxy-arg in /etc/rancher/k3s/config.yaml or its command line): correct it there.`,
+          }
+        : {
+            advice:
+              'Find the configuration kube-proxy mounts among the ConfigMaps of kube-system, and correct it where it does not parse.',
+            next: kubectl('kube-system', 'get', 'configmaps', '-o', 'name'),
+          }),
     };
     // consistent: information; inconsistent among themselves: observed bad, a warning
     if (ways.length === 1) ctx.note(f);
