@@ -55,11 +55,6 @@ export interface NodeData {
   search(): SearchIndex | undefined;
   /** Expected vs actual (computed on first use), or why it cannot be. */
   drift(): NodeDrift | { error: string };
-  /** Whether the node's dump holds this rule ("-t nat -A ...", "add rule ip kube-proxy ..."),
-   * for the Drift diff. */
-  hasRule(line: string): boolean;
-  /** Whether kube-proxy writes this rule at all: a rule the node has is unexpected only if not. */
-  expectsRule(line: string): boolean;
   /** One packet walked through the node's rules, in its proxy mode, and where the read of them
    * stopped (a listing cut short): the walk `kdebug trace` shows. */
   trace(packet: TracePacket): Traced;
@@ -155,8 +150,6 @@ export function nodeData(node: NodeAnalysis, view: ClusterView, held: Held = 'du
       drift ??= driftOf(node, view);
       return drift;
     },
-    hasRule: (line) => node.holds(line),
-    expectsRule: (line) => node.expects(line),
   };
   return data;
 }
@@ -216,7 +209,7 @@ function driftOf(node: NodeAnalysis, view: ClusterView): NodeDrift | { error: st
         'drift compares the rules with the Services and their endpoints: read them from a cluster or a snapshot (--snapshot DIR)',
     };
   try {
-    return node.drift();
+    return node.driftOnNode();
   } catch (e) {
     if (e instanceof DriftInputError) return { error: e.message };
     throw e;

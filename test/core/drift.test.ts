@@ -34,6 +34,24 @@ import type { KubeObject } from '../../src/core/model.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
 import { allModes } from '../support/modes.js';
 
+/** A finding as the node that computed it says of its lines: held by its rules, or written by
+ * kube-proxy, as `holds` and `expects` answer (NodeAnalysis decides them on a real node). */
+const lined = (
+  f: DriftFinding,
+  holds: (line: string) => boolean,
+  expects: (line: string) => boolean,
+): DriftFinding => ({
+  ...f,
+  drift: {
+    ...f.drift,
+    onNode: {
+      expected: f.drift.expected.map(holds),
+      actual: f.drift.actual.map(holds),
+      written: f.drift.actual.map(expects),
+    },
+  },
+});
+
 const NODE = 'test-node';
 const objects: KubeObject[] = [
   aNode(NODE, '192.168.0.2', '10.180.0.0/24'),
@@ -271,27 +289,39 @@ describe('drift', () => {
     assert.match(stale.advice!, /kube-proxy on test-node has not applied/);
     // the node holds what the finding shows it has: those lines are a difference, - and +
     const held = new Set(stale.drift.actual);
-    const f = judgedOnNode(stale, 'nodes/test-node/iptables-save.txt', {
-      holds: (l) => held.has(l),
-      expects: () => false,
-    });
+    const f = judgedOnNode(
+      lined(
+        stale,
+        (l) => held.has(l),
+        () => false,
+      ),
+      'nodes/test-node/iptables-save.txt',
+    );
     assert.deepEqual([f.id, f.status, f.node, f.service], ['endpoint-stale', 'fail', NODE, WEB]);
     const text = f.evidence.map(evidenceText);
     assert.ok(text.some((e) => e.startsWith('+ -t nat') && e.includes('10.180.1.9:80')));
     assert.ok(text.some((e) => e.startsWith('- expected: -t nat')));
     assert.ok(f.evidence.filter((e) => e.diff === 'missing').every((e) => e.kind === 'computed'));
     // a line the node has that kube-proxy also writes (elsewhere in its answer): unmarked, never '+'
-    const written = judgedOnNode(stale, 'nodes/test-node/iptables-save.txt', {
-      holds: (l) => held.has(l),
-      expects: () => true,
-    });
+    const written = judgedOnNode(
+      lined(
+        stale,
+        (l) => held.has(l),
+        () => true,
+      ),
+      'nodes/test-node/iptables-save.txt',
+    );
     assert.ok(!written.evidence.some((e) => e.diff === 'unexpected'));
     assert.ok(written.evidence.some((e) => e.diff === 'same' && held.has(e.text)));
     // an actual the node's rules do not hold as a line (a place, a count) is said as it is
-    const said = judgedOnNode(stale, 'nodes/test-node/iptables-save.txt', {
-      holds: () => false,
-      expects: () => false,
-    });
+    const said = judgedOnNode(
+      lined(
+        stale,
+        () => false,
+        () => false,
+      ),
+      'nodes/test-node/iptables-save.txt',
+    );
     assert.ok(said.evidence.some((e) => !e.diff && e.text.startsWith('actual:   -t nat')));
   });
 
@@ -431,7 +461,14 @@ describe('a drift finding', () => {
       at,
       'info',
     );
-    const judgedNote = judgedOnNode(note, at.source, { holds: () => false, expects: () => false });
+    const judgedNote = judgedOnNode(
+      lined(
+        note,
+        () => false,
+        () => false,
+      ),
+      at.source,
+    );
     assert.deepEqual([judgedNote.evidence, judgedNote.status], [[api], 'pass']);
   });
 });
@@ -532,11 +569,8 @@ describe('the evidence of a finding on a v1.15 node (the demo, one rule deleted)
     const facts = await readSnapshot('snapshots/nginx-svc');
     facts.nodes[node]!['iptables-save'] = edit(facts.nodes[node]!['iptables-save']!);
     const na = new Analysis(facts, { code: allModes }).node(node);
-    const d = na.drift().findings.find((f) => severityOf(f) !== 'info')!;
-    const judged = judgedOnNode(d, 'test', {
-      holds: (l) => na.holds(l),
-      expects: (l) => na.expects(l),
-    });
+    const d = na.driftOnNode().findings.find((f) => severityOf(f) !== 'info')!;
+    const judged = judgedOnNode(d, 'test');
     return { id: d.id, lines: judged.evidence.filter((e) => e.diff).map(evidenceText) };
   }
 

@@ -16,6 +16,14 @@ import { traceDestinations, traceSources, walk } from '../../src/tui/screens/tra
 import { clusterIpObjects, NODE_A_TABLE } from '../support/nft-lab.js';
 import { readNftPaste } from '../../src/core/dataplane/paste/paste.js';
 import { allModes } from '../support/modes.js';
+import type { DriftFinding } from '../../src/core/dataplane/drift.js';
+
+/** What each finding says of `line` wherever it shows it (expected or actual): on the node. */
+const onNode = (findings: DriftFinding[], line: string) =>
+  findings.flatMap((f) => [
+    ...f.drift.expected.flatMap((l, i) => (l === line ? [f.drift.onNode?.expected[i]] : [])),
+    ...f.drift.actual.flatMap((l, i) => (l === line ? [f.drift.onNode?.actual[i]] : [])),
+  ]);
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
 const target = { namespace: 'default', service: 'nginx-svc' };
@@ -265,8 +273,14 @@ describe('what the screens get from a node in IPVS mode', async () => {
       drift.findings.map((f) => f.id),
       ['endpoint-stale', 'endpoint-missing', 'ipset-entry-missing'],
     );
-    assert.equal(node.hasRule('-a -t 10.1.190.219:8080 -r 10.244.1.7:80 -m -w 1'), true);
-    assert.equal(node.hasRule('-a -t 10.1.190.219:8080 -r 10.244.1.8:80 -m -w 1'), false);
+    // the stale real server quoted with its listing line; the missing one not on the node
+    const stale = drift.findings.find((f) => f.id === 'endpoint-stale')!;
+    assert.deepEqual(stale.drift.actual, [
+      'nodes/vm-12-11-centos/ipvsadm-save.txt:5: -a -t 10.1.190.219:8080 -r 10.244.1.7:80 -m -w 1',
+    ]);
+    assert.deepEqual(onNode(drift.findings, '-a -t 10.1.190.219:8080 -r 10.244.1.8:80 -m -w 1'), [
+      false,
+    ]);
   });
 });
 
@@ -309,8 +323,8 @@ describe('what the screens get from a node where Cilium replaces kube-proxy', as
       'cilium-backend-stale',
     ]);
     // the Drift view marks what the agent holds: the listed backend, not the missing one
-    assert.equal(node.hasRule('10.244.0.3:80/TCP (active)'), true);
-    assert.equal(node.hasRule('10.244.1.8:80/TCP (active)'), false);
+    assert.deepEqual(onNode(d.findings, '10.244.0.3:80/TCP (active)'), [true]);
+    assert.deepEqual(onNode(d.findings, '10.244.1.8:80/TCP (active)'), [false, false]);
     assert.ok(node.search()!.search('10.244.1.7').length > 0);
     assert.ok(traceSources(data).some((s) => s.node === 'vm-12-11-centos'));
     const { result: r } = node.trace({

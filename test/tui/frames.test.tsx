@@ -215,8 +215,6 @@ describe('Drift frame', () => {
       walkable: false,
       search: () => undefined,
       drift: () => staleDrift,
-      hasRule: () => false,
-      expectsRule: () => false,
       trace: () => {
         throw new Error('not walked here');
       },

@@ -63,6 +63,21 @@ export interface DriftLines {
   /** Lines of `expected` the node holds acting alike (spelled otherwise, or in the chain an older
    * release puts them), each with the node's line: neither is a difference. */
   alike?: { expected: string; actual: string }[];
+  /** What the node's rules say of these lines, decided by the node that computed the drift. */
+  onNode?: LinesOnNode;
+}
+
+/** Line by line (index for index with `expected` and `actual`), what the node's rules say of a
+ * finding's lines: decided once where the drift is computed, so no reader looks a line up again. */
+export interface LinesOnNode {
+  /** The node's rules hold this expected line: a finding's actual shows only the lines that
+   * differ, so an expected line absent from it may still be on the node. */
+  expected: boolean[];
+  /** This actual line is one of the node's rules, not a place or a count said in words. */
+  actual: boolean[];
+  /** kube-proxy writes this actual line: an actual may show a whole chain, whose other lines are
+   * as expected. */
+  written: boolean[];
 }
 
 /** A finding of `kdebug drift`: a Finding about one node, with the lines it compared. Its status
@@ -266,49 +281,59 @@ export function sortFindings(f: DriftFinding[]): DriftFinding[] {
 /** "-t nat -A X ..." and "-A X ..." are the same line for telling missing from unexpected. */
 const bare = (line: string) => line.replace(/^-t \S+ /, '').trim();
 
-/** Expected lines the node lacks, lines the node has that were not expected, and the rest.
- * `onNode` says whether the node's dump holds a line: a finding's `actual` shows only the lines
- * that differ, so an expected line absent from it may still be on the node. `expects` says
- * whether kube-proxy writes a line at all: a finding's actual may show a whole chain, whose
- * other lines are as expected. */
-export function diffLines(
-  f: Pick<DriftLines, 'expected' | 'actual' | 'alike'>,
-  onNode: (line: string) => boolean = () => false,
-  expects: (line: string) => boolean = () => false,
-) {
+/** Expected lines the node lacks, lines the node has that were not expected, and the rest, by
+ * what the node's rules say of each line (`onNode`; without it, none is on the node). */
+export function diffLines(f: Pick<DriftLines, 'expected' | 'actual' | 'alike' | 'onNode'>) {
   const actual = new Set(f.actual.map(bare));
   const expected = new Set([...f.expected, ...(f.alike ?? []).map((a) => a.actual)].map(bare));
   // a line the node holds acting alike is shown as the node spells it
   const held = new Map((f.alike ?? []).map((a) => [bare(a.expected), a.actual]));
   return [
-    ...f.expected.map((l) => {
+    ...f.expected.map((l, i) => {
       const alike = held.get(bare(l));
       if (alike !== undefined) return { line: alike, kind: 'same' } as const;
-      return { line: l, kind: actual.has(bare(l)) || onNode(l) ? 'same' : 'missing' } as const;
+      const same = actual.has(bare(l)) || (f.onNode?.expected[i] ?? false);
+      return { line: l, kind: same ? 'same' : 'missing' } as const;
     }),
-    ...f.actual
-      .filter((l) => !expected.has(bare(l)))
-      .map((l) => ({ line: l, kind: expects(l) ? 'same' : 'unexpected' }) as const),
+    ...f.actual.flatMap((l, i) =>
+      expected.has(bare(l))
+        ? []
+        : [{ line: l, kind: f.onNode?.written[i] ? 'same' : 'unexpected' } as const],
+    ),
   ];
 }
 
+/** The lines of `lines` (with what the node says of each) that `keep` picks. */
+function picked(lines: string[], on: Pick<LinesOnNode, 'actual' | 'written'>, keep: boolean[]) {
+  const at = lines.flatMap((_, i) => (keep[i] ? [i] : []));
+  return {
+    lines: at.map((i) => lines[i]!),
+    actual: at.map((i) => on.actual[i]!),
+    written: at.map((i) => on.written[i]!),
+  };
+}
+
+const NONE: LinesOnNode = { expected: [], actual: [], written: [] };
+
 /** A drift finding's lines as evidence, a difference where they are lines the node's rules hold
- * (`holds`): each expected line the node lacks is missing, each line it has unexpectedly is so;
- * an actual that names a place or a count rather than a line stays as said. `expects` says whether
- * kube-proxy writes a line at all. */
-function driftEvidence(
-  d: DriftLines,
-  at: { node: string; source: string },
-  holds: (line: string) => boolean,
-  expects: (line: string) => boolean = () => false,
-): Evidence[] {
-  const lines = d.actual.filter(holds);
-  const said = d.actual.filter((l) => !holds(l));
-  const diff = diffLines(
-    { expected: d.expected.filter((l) => !isCapLine(l)), actual: lines, alike: d.alike },
-    holds,
-    expects,
-  );
+ * (`onNode`): each expected line the node lacks is missing, each line it has unexpectedly is so;
+ * an actual that names a place or a count rather than a line stays as said. */
+function driftEvidence(d: DriftLines, at: { node: string; source: string }): Evidence[] {
+  const on = d.onNode ?? NONE;
+  const rules = d.actual.map((_, i) => on.actual[i] ?? false);
+  const lines = picked(d.actual, on, rules);
+  const said = d.actual.filter((_, i) => !rules[i]);
+  const kept = d.expected.map((l) => !isCapLine(l));
+  const diff = diffLines({
+    expected: d.expected.filter((_, i) => kept[i]),
+    actual: lines.lines,
+    ...(d.alike ? { alike: d.alike } : {}),
+    onNode: {
+      expected: d.expected.flatMap((_, i) => (kept[i] ? [on.expected[i] ?? false] : [])),
+      actual: lines.actual,
+      written: lines.written,
+    },
+  });
   // what the node has is what was observed: its lines, or that it has none of them
   return [
     ...diff.map(({ line, kind }) => ({
@@ -324,21 +349,12 @@ function driftEvidence(
   ];
 }
 
-/** A drift finding judged against the node's whole rules: its lines as a difference where the
- * node holds them (`holds`) or kube-proxy writes them (`expects`), and no verdict without a line
- * observed there. */
-export function judgedOnNode(
-  d: DriftFinding,
-  source: string,
-  node: { holds(line: string): boolean; expects(line: string): boolean },
-): DriftFinding {
+/** A drift finding judged against the node's whole rules (what its `onNode` says of its lines):
+ * its lines as a difference where the node holds them or kube-proxy writes them, and no verdict
+ * without a line observed there. */
+export function judgedOnNode(d: DriftFinding, source: string): DriftFinding {
   const evidence = [
-    ...driftEvidence(
-      d.drift,
-      { node: d.node, source },
-      (l) => node.holds(l),
-      (l) => node.expects(l),
-    ),
+    ...driftEvidence(d.drift, { node: d.node, source }),
     // what it rests on besides the node's lines, as read from the API: kept as said
     ...d.evidence.filter((e) => e.kind === 'read'),
   ];

@@ -32,6 +32,7 @@ import { scopeKey, type Scope } from './node-reads.js';
 export class NodeAnalysis extends NodeExpected {
   private readonly treesMemo = new Map<string, ServiceTrees>();
   private readonly driftMemo = new Map<string, NodeDrift>();
+  private readonly driftOnNodeMemo = new Map<string, NodeDrift>();
   private networkMemo: NodeNetwork | undefined;
   private dataplaneMemo: Dataplane | undefined | null = null;
   private heldMemo: ((line: string) => boolean) | undefined;
@@ -307,9 +308,42 @@ export class NodeAnalysis extends NodeExpected {
     return out;
   }
 
+  /** The drift, each finding with what the node's rules say of its lines (drift.ts LinesOnNode):
+   * what the Rules step and the Drift screen show as a difference. Apart from drift(), which
+   * `kdebug drift` prints, as deciding it reads every rule of the node. */
+  driftOnNode(asked?: Scope): NodeDrift {
+    const scope = asked ?? this.readScope();
+    const key = scopeKey(scope);
+    let d = this.driftOnNodeMemo.get(key);
+    if (!d) {
+      const found = this.drift(scope);
+      const lined = (f: DriftFinding) => this.withLinesOnNode(f, scope);
+      d = {
+        ...found,
+        findings: found.findings.map(lined),
+        ...(found.notes ? { notes: found.notes.map(lined) } : {}),
+        ...(found.notRead ? { notRead: found.notRead.map(lined) } : {}),
+      };
+      this.driftOnNodeMemo.set(key, d);
+    }
+    return d;
+  }
+
+  /** A drift finding with what the node's rules say of its lines. */
+  private withLinesOnNode(f: DriftFinding, scope: Scope): DriftFinding {
+    const { expected, actual } = f.drift;
+    if (expected.length === 0 && actual.length === 0) return f;
+    const onNode = {
+      expected: expected.map((l) => this.holds(l)),
+      actual: actual.map((l) => this.holds(l)),
+      written: actual.map((l) => this.expects(l, scope)),
+    };
+    return { ...f, drift: { ...f.drift, onNode } };
+  }
+
   /** Whether the node's rules hold a line as drift writes it ("-t nat -A ...", "add rule ...",
-   * an IPVS or agent listing's line): a drift finding's actual shows only the lines that differ. */
-  holds(line: string): boolean {
+   * an IPVS or agent listing's line). */
+  private holds(line: string): boolean {
     this.heldMemo ??= this.heldLines();
     return this.heldMemo(line.trim());
   }

@@ -64,7 +64,7 @@ export abstract class NodeExpected extends NodeReads {
   /** Whether kube-proxy would write a line the node holds, for `scope`'s answer: in iptables
    * mode the expected dump's lines ("-t nat -A ..."); in the other modes drift shows no line
    * the node holds as unexpected, so every one counts. */
-  expects(line: string, scope?: Scope): boolean {
+  protected expects(line: string, scope?: Scope): boolean {
     if (this.mode() !== 'iptables') return true;
     const key = scopeKey(scope ?? this.readScope());
     let lines = this.expectsMemo.get(key);

@@ -45,12 +45,7 @@ const SEVERITY_TONE: Record<Severity, Tone> = { error: 'bad', warning: 'warn', i
 const SEVERITY_MARK: Record<Severity, string> = { error: '✗', warning: '!', info: 'i' };
 
 /** Findings grouped by Service port (node-wide ones last), as wrapped lines. */
-export function driftLines(
-  findings: DriftFinding[],
-  width: number,
-  node?: Pick<NodeData, 'hasRule' | 'expectsRule'>,
-  how?: Invocation,
-): DriftLine[] {
+export function driftLines(findings: DriftFinding[], width: number, how?: Invocation): DriftLine[] {
   const out: DriftLine[] = [];
   const add = (text: string, tone: Tone, finding: number, lead = '', indent = lead) =>
     wrap(text, width - lead.length, indent.slice(lead.length)).forEach((t) =>
@@ -79,14 +74,7 @@ export function driftLines(
       );
       out[head]!.head = true;
       if (f.explanation) add(f.explanation, 'text', i, '    ');
-      const diff = node
-        ? diffLines(
-            f.drift,
-            (l) => node.hasRule(l),
-            (l) => node.expectsRule(l),
-          )
-        : diffLines(f.drift);
-      for (const d of diff) {
+      for (const d of diffLines(f.drift)) {
         const [mark, tone]: [string, Tone] =
           d.kind === 'missing'
             ? ['- ', 'missing']
@@ -120,7 +108,7 @@ export function driftModel(
   const drift = node?.drift();
   const findings = drift && 'findings' in drift ? drift.findings : [];
   // borders take two columns, the selection gutter one
-  const found = driftLines(findings, width - 3, node, how);
+  const found = driftLines(findings, width - 3, how);
   // beside findings, what was not read of the node's state is said first: nothing is said of it
   const unread = found.length > 0 && drift && 'findings' in drift ? (drift.notRead ?? []) : [];
   const said = (lead: string, tone: Tone) => (f: DriftFinding) =>

@@ -51,7 +51,7 @@ export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode
   let uncompared: string | undefined;
   try {
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
-    const d = na.drift(ctx.scope);
+    const d = na.driftOnNode(ctx.scope);
     found = [...d.findings, ...(d.notes ?? []), ...(d.notRead ?? [])];
     source = d.source;
     releaseDisagrees = d.releaseDisagrees;
@@ -101,14 +101,7 @@ export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode
     )
     .filter((d) => d.id !== 'rule-text-differs') // spelling only: the trees already show what the rules do
     .map((d) => {
-      const seen = withSyncShown(
-        ctx,
-        node,
-        judgedOnNode(d, source, {
-          holds: (l) => na.holds(l),
-          expects: (l) => na.expects(l, ctx.scope),
-        }),
-      );
+      const seen = withSyncShown(ctx, node, judgedOnNode(d, source));
       return on(consequence(withCommand(seen, node, down !== undefined), down));
     })
     .concat(disagrees, skipped, partly);

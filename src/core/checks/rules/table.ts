@@ -129,21 +129,12 @@ export function tableNode(
       ...beside,
     ]);
   // the drift of this Service's ports, as `kdebug drift` computes it in this mode
-  const drift = n.drift(ctx.scope);
+  const drift = n.driftOnNode(ctx.scope);
   // lines of the listing not read that this Service's comparison may rest on: not observed
   const dataplane = n.dataplane();
   const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
   const blind = (dataplane?.notReadFor(names) ?? []).map((u) => unseen(u, node));
-  const out = drift.findings.map((d) =>
-    withSyncShown(
-      ctx,
-      node,
-      judgedOnNode(d, read.source, {
-        holds: (l) => n.holds(l),
-        expects: (l) => n.expects(l, ctx.scope),
-      }),
-    ),
-  );
+  const out = drift.findings.map((d) => withSyncShown(ctx, node, judgedOnNode(d, read.source)));
   const parts: string[] = [];
   const evidence: Evidence[] = [];
   for (const port of svc.ports) {
