@@ -303,15 +303,8 @@ export function diffLines(f: Pick<DriftLines, 'expected' | 'actual' | 'alike' | 
   ];
 }
 
-/** The lines of `lines` (with what the node says of each) that `keep` picks. */
-function picked(lines: string[], on: Pick<LinesOnNode, 'actual' | 'written'>, keep: boolean[]) {
-  const at = lines.flatMap((_, i) => (keep[i] ? [i] : []));
-  return {
-    lines: at.map((i) => lines[i]!),
-    actual: at.map((i) => on.actual[i]!),
-    written: at.map((i) => on.written[i]!),
-  };
-}
+/** The items of `xs` whose index `keep` picks. */
+const pick = <T>(xs: readonly T[], keep: readonly boolean[]) => xs.filter((_, i) => keep[i]);
 
 const NONE: LinesOnNode = { expected: [], actual: [], written: [] };
 
@@ -321,17 +314,16 @@ const NONE: LinesOnNode = { expected: [], actual: [], written: [] };
 function driftEvidence(d: DriftLines, at: { node: string; source: string }): Evidence[] {
   const on = d.onNode ?? NONE;
   const rules = d.actual.map((_, i) => on.actual[i] ?? false);
-  const lines = picked(d.actual, on, rules);
   const said = d.actual.filter((_, i) => !rules[i]);
   const kept = d.expected.map((l) => !isCapLine(l));
   const diff = diffLines({
-    expected: d.expected.filter((_, i) => kept[i]),
-    actual: lines.lines,
+    expected: pick(d.expected, kept),
+    actual: pick(d.actual, rules),
     ...(d.alike ? { alike: d.alike } : {}),
     onNode: {
-      expected: d.expected.flatMap((_, i) => (kept[i] ? [on.expected[i] ?? false] : [])),
-      actual: lines.actual,
-      written: lines.written,
+      expected: pick(on.expected, kept),
+      actual: pick(on.actual, rules),
+      written: pick(on.written, rules),
     },
   });
   // what the node has is what was observed: its lines, or that it has none of them
