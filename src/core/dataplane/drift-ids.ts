@@ -51,6 +51,7 @@ export type DriftId =
   | 'cilium-agent-pod-absent'
   | 'cilium-local-redirect'
   | 'cilium-left-to-kube-proxy'
+  | 'cilium-kube-proxy-rules'
   | 'cilium-source-range-ignored';
 
 export const SEVERITY: Record<DriftId, Severity> = {
@@ -103,6 +104,8 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-local-redirect': 'info',
   // read, not observed: kube-proxy may run outside the API
   'cilium-left-to-kube-proxy': 'warning',
+  // leftovers.ts says it as information where nothing enters them
+  'cilium-kube-proxy-rules': 'warning',
   'cilium-source-range-ignored': 'info',
 };
 
@@ -160,5 +163,7 @@ export const NOT_FORWARDED: Record<DriftId, boolean> = {
   'cilium-local-redirect': true,
   // nothing known serves the kind the agent leaves to kube-proxy there
   'cilium-left-to-kube-proxy': true,
+  // the agent forwards what it holds; kube-proxy's rules take only what it passes, said itself
+  'cilium-kube-proxy-rules': false,
   'cilium-source-range-ignored': false,
 };

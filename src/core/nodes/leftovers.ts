@@ -138,6 +138,34 @@ function endpointsText(stale: Stale[], acts: boolean): string {
   return `${count(stale.length, 'of their endpoints is', 'of their endpoints are')} no current endpoint of its Service port (${some}${stale.length > 3 ? ', ...' : ''})${acts ? ': connections that take them reach stale Pods or nothing' : ''}.`;
 }
 
+/** What a leftover holds and does: the Service ports it covers, where netfilter enters it, the
+ * stale endpoints it sends to, and its lines as evidence; undefined where it holds nothing. */
+function assess(other: OtherModeState, current: ReadonlyMap<string, ReadonlySet<string>>) {
+  const { dataplane: d, trees } = other;
+  const services = trees.services.filter((t) => t.endpoints.length > 0 || t.entries.length > 0);
+  const orphans = trees.orphans.length;
+  if (services.length === 0 && orphans === 0) return undefined;
+  const hooks =
+    d.mode === 'iptables'
+      ? iptablesHooks(d)
+      : d.mode === 'nftables'
+        ? nftHooks(d)
+        : ipvsHooks(d, other.boundSource);
+  // IPVS is hooked by the kernel wherever it has virtual servers; it acts after the live rules
+  const acts = d.mode === 'ipvs' || hooks.length > 0;
+  const stale = services.flatMap((t) => staleOf(t, current));
+  const ports = new Set(services.map((t) => t.name ?? t.id));
+  const named = new Set(services.flatMap((t) => (t.name ? [t.name.replace(/:[^:]*$/, '')] : [])));
+  const cover = `${count(ports.size, 'Service port')} of ${count(named.size, 'Service')}${orphans > 0 ? `, ${count(orphans, 'chain')} no entry reaches` : ''}`;
+  // a hook read from another output (kube-ipvs0's addresses) is evidence of that file's
+  const elsewhere = hooks.filter((h) => h.source !== d.source);
+  const actual = [
+    ...hooks.filter((h) => h.source === d.source).map((h) => lineAt(h.source, h.line, h.text)),
+    ...stale.slice(0, 8).map((s) => lineAt(d.source, s.line, staleText(other, s))),
+  ];
+  return { d, hooks, acts, stale, cover, elsewhere, actual };
+}
+
 /**
  * The other mode's kube-proxy state the node holds beside its `live` mode, as one drift finding
  * (undefined where it holds none): which mode's, how many Service ports it covers, whether it
@@ -154,45 +182,85 @@ export function leftoverFinding(
   current: ReadonlyMap<string, ReadonlySet<string>>,
   next: NextCommand | undefined,
 ): DriftFinding | undefined {
-  const { dataplane: d, trees } = other;
-  const services = trees.services.filter((t) => t.endpoints.length > 0 || t.entries.length > 0);
-  const orphans = trees.orphans.length;
-  if (services.length === 0 && orphans === 0) return undefined;
-  const hooks =
-    d.mode === 'iptables'
-      ? iptablesHooks(d)
-      : d.mode === 'nftables'
-        ? nftHooks(d)
-        : ipvsHooks(d, other.boundSource);
-  // IPVS is hooked by the kernel wherever it has virtual servers; it acts after the live rules
-  const acts = d.mode === 'ipvs' || hooks.length > 0;
-  const stale = services.flatMap((t) => staleOf(t, current));
+  const a = assess(other, current);
+  if (!a) return undefined;
+  const { d, hooks, acts, stale, cover } = a;
   const severity: Severity = !acts
     ? 'info'
     : d.mode !== 'ipvs' && stale.length > 0
       ? 'error'
       : 'warning';
-  const ports = new Set(services.map((t) => t.name ?? t.id));
-  const named = new Set(services.flatMap((t) => (t.name ? [t.name.replace(/:[^:]*$/, '')] : [])));
-  const cover = `${count(ports.size, 'Service port')} of ${count(named.size, 'Service')}${orphans > 0 ? `, ${count(orphans, 'chain')} no entry reaches` : ''}`;
-  // a hook read from another output (kube-ipvs0's addresses) is evidence of that file's
-  const elsewhere = hooks.filter((h) => h.source !== d.source);
-  const actual = [
-    ...hooks.filter((h) => h.source === d.source).map((h) => lineAt(h.source, h.line, h.text)),
-    ...stale.slice(0, 8).map((s) => lineAt(d.source, s.line, staleText(other, s))),
-  ];
   return driftFinding(
     'other-mode-leftover',
     {
       title: `${d.mode} mode's state left beside ${live} mode: ${cover}`,
       message: `node ${node} runs kube-proxy in ${live} mode, yet still holds kube-proxy's ${MODE_NOUN[d.mode]} (${cover}) in ${d.source}. ${actsText(d.mode, live, hooks)} ${endpointsText(stale, acts)} kube-proxy deletes another mode's state only when it starts (nftables mode deletes the iptables and IPVS ones; iptables and IPVS modes the nftables table, v1.30 only with the NFTablesProxyMode gate on; neither of those two the other's), best-effort: these stayed.`,
-      actual,
+      actual: a.actual,
       actualAt: { source: d.source },
-      evidence: elsewhere.map((h) => seen(h.text, { node, source: h.source })),
+      evidence: a.elsewhere.map((h) => seen(h.text, { node, source: h.source })),
       ...(next ? { next } : {}),
       advice: `Run kube-proxy's own cleanup (\`kube-proxy --cleanup\`, on v1.30 with --feature-gates=NFTablesProxyMode=true for the nftables table): it removes every mode's state, the live one's too, so restart kube-proxy right after (delete its Pod) and it writes its own again.`,
     },
     { node, source: d.source },
     severity,
+  );
+}
+
+/** The Cilium agent that replaces kube-proxy on a node, as the finding beside it names it. */
+export interface ReplacingAgent {
+  /** "agent kube-system/cilium-x". */
+  name: string;
+  /** Where its full replacement was read: "the "KubeProxyReplacement" line of ...". */
+  source: string;
+  /** kube-proxy's Pod on the node, "kube-system/kube-proxy-x", where one runs there. */
+  kubeProxyPod?: string;
+}
+
+/**
+ * kube-proxy's state on a node whose Cilium agent does a full kube-proxy replacement, as one
+ * drift finding (undefined where it holds none). The agent takes every packet to a frontend it
+ * holds before netfilter does (its socket LB, which the replacement forces on, for Pods and the
+ * host; its programs at a Pod's device and at the node's devices), so kube-proxy's rules meet
+ * only packets to an address and port the agent holds no frontend for. Severity: warning where
+ * they are hooked (they then answer for what the agent lacks, to stale Pods perhaps), information
+ * where nothing enters them.
+ */
+export function kubeProxyBesideCilium(
+  node: string,
+  agent: ReplacingAgent,
+  other: OtherModeState,
+  current: ReadonlyMap<string, ReadonlySet<string>>,
+  next: NextCommand | undefined,
+): DriftFinding | undefined {
+  const a = assess(other, current);
+  if (!a) return undefined;
+  const { d, hooks, acts, stale, cover } = a;
+  const who = agent.kubeProxyPod
+    ? `kube-proxy's Pod ${agent.kubeProxyPod} runs there and keeps them written`
+    : 'no kube-proxy Pod runs there: they were left from before the replacement';
+  const entered =
+    d.mode === 'ipvs'
+      ? `IPVS balances what reaches a virtual server's address${hooks.length > 0 ? ' (kube-ipvs0 still holds them, so the node takes those connections as its own)' : ''}`
+      : hooks.length > 0
+        ? `They are hooked (${count(hooks.length, 'entry', 'entries')} at nat prerouting and output)`
+        : 'Nothing enters them (no jump from a nat base chain), so they act on no packet';
+  const onlyWhat = acts
+    ? `: they translate only what the agent passes, a packet to a Service address and port it holds no frontend for (its cilium-frontend-missing findings), which kube-proxy's rules then translate to their own endpoints.`
+    : '.';
+  return driftFinding(
+    'cilium-kube-proxy-rules',
+    {
+      title: `kube-proxy's ${MODE_NOUN[d.mode]} beside Cilium's kube-proxy replacement: ${cover}`,
+      message: `Cilium's ${agent.name} replaces kube-proxy on ${node} (from ${agent.source}), yet the node holds kube-proxy's ${MODE_NOUN[d.mode]} (${cover}) in ${d.source}, and ${who}. The agent's table is what is compared here: it takes each packet to a frontend it holds before netfilter does, at the socket for Pods and the host (socket LB, which the replacement turns on) or at a Pod's device, and at the node's devices for traffic from outside. ${entered}${onlyWhat} ${endpointsText(stale, acts)}`,
+      actual: a.actual,
+      actualAt: { source: d.source },
+      evidence: a.elsewhere.map((h) => seen(h.text, { node, source: h.source })),
+      ...(next ? { next } : {}),
+      advice: agent.kubeProxyPod
+        ? `Cilium's guide removes kube-proxy where its agent replaces it: delete kube-proxy's DaemonSet (and its ConfigMap), then its rules on each node (\`kube-proxy --cleanup\`, or the guide's \`iptables-save | grep -v KUBE | iptables-restore\`); Cilium's agent says "kube-proxy should not be running" where kube-proxy holds the healthz address it would serve.`
+        : `Remove what kube-proxy left: \`kube-proxy --cleanup\` on the node (Cilium's guide: \`iptables-save | grep -v KUBE | iptables-restore\`); the agent's own state is not kube-proxy's and stays.`,
+    },
+    { node, source: d.source },
+    acts ? 'warning' : 'info',
   );
 }

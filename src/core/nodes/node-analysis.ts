@@ -4,6 +4,7 @@
 import { familyNotRecorded, nodeDump } from '../facts/facts.js';
 import { serviceListScope, type ServiceListScope } from '../facts/service-list-scope.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
+import { agentName } from '../dataplane/cilium/agent/agent.js';
 import { servedByCilium } from '../dataplane/cilium/drift/left-to-kube-proxy.js';
 import { agentUnread, besideUnread } from '../dataplane/cilium/beside-unread.js';
 import { couldNotRead, type Dataplane } from '../dataplane/dataplane.js';
@@ -21,7 +22,12 @@ import { nodeNetwork, type NodeNetwork, type TracePacket } from '../dataplane/tr
 import type { TraceResult } from '../dataplane/trace/trace.js';
 import type { Traced } from '../dataplane/trace/answer.js';
 import { saidShort, unavailableText, type DriftUnavailable } from './drift-unavailable.js';
-import { leftoverFinding, type OtherModeState } from './leftovers.js';
+import {
+  kubeProxyBesideCilium,
+  leftoverFinding,
+  type OtherModeState,
+  type ReplacingAgent,
+} from './leftovers.js';
 import { kubectl, onNode as onNodeCommand, valid } from '../findings/next-command.js';
 import { NodeExpected } from './node-expected.js';
 import { versionRead } from './state.js';
@@ -256,7 +262,27 @@ export class NodeAnalysis extends NodeExpected {
     const next = pod
       ? kubectl(pod.namespace, 'exec', valid.name(pod.name), '--', 'kube-proxy', '--cleanup')
       : onNodeCommand(this.name, ['kube-proxy', '--cleanup'], { hostBinaries: true });
-    return others.flatMap((o) => leftoverFinding(this.name, this.mode(), o, current, next) ?? []);
+    const agent = this.mode() === 'cilium' ? this.replacingAgent() : undefined;
+    return others.flatMap(
+      (o) =>
+        (agent
+          ? kubeProxyBesideCilium(this.name, agent, o, current, pod ? undefined : next)
+          : leftoverFinding(this.name, this.mode(), o, current, next)) ?? [],
+    );
+  }
+
+  /** The Cilium agent that replaces kube-proxy on this node (mode cilium), as the finding on
+   * kube-proxy's state beside it names it. */
+  private replacingAgent(): ReplacingAgent | undefined {
+    const state = this.analysis.state(this.name);
+    const agent = state.cilium ?? state.agentMissing?.agent;
+    if (!agent) return undefined;
+    const pod = this.analysis.index.kubeProxyPod(this.name);
+    return {
+      name: agentName(agent),
+      source: state.mode.source,
+      ...(pod ? { kubeProxyPod: `${pod.namespace}/${pod.name}` } : {}),
+    };
   }
 
   /** Each other mode's kube-proxy state as read on the node, with its Service trees: iptables
@@ -275,7 +301,9 @@ export class NodeAnalysis extends NodeExpected {
       ...(text !== undefined ? { lines: text.split('\n') } : {}),
     });
     const out: OtherModeState[] = [];
-    const rules = mode === 'nftables' ? this.rules() : undefined;
+    // beside Cilium's agent, kube-proxy's state in any mode is the other one
+    const cilium = mode === 'cilium';
+    const rules = mode === 'nftables' || cilium ? this.rules() : undefined;
     if (rules?.ruleset)
       out.push(
         treesOf(
@@ -283,12 +311,12 @@ export class NodeAnalysis extends NodeExpected {
           nodeDump(this.facts, this.name, this.family)?.text,
         ),
       );
-    const nft = mode === 'iptables' || mode === 'ipvs' ? this.nft() : undefined;
+    const nft = mode === 'iptables' || mode === 'ipvs' || cilium ? this.nft() : undefined;
     if (nft?.table)
       out.push(
         treesOf(this.modeCode('nftables').nftablesDataplane(nft.table, nft.source, view, listed)),
       );
-    const ipvs = mode === 'iptables' || mode === 'nftables' ? this.ipvs() : undefined;
+    const ipvs = mode === 'iptables' || mode === 'nftables' || cilium ? this.ipvs() : undefined;
     const read = ipvs?.read;
     if (read && read.table.services.length > 0)
       out.push({

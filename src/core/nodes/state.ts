@@ -21,6 +21,7 @@ import {
   CILIUM_STEMS,
   ciliumAgentOn,
   ciliumConfig,
+  fullReplacement,
   isCiliumAgentPod,
   knows,
   partialText,
@@ -127,12 +128,16 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
   // where observed, say it runs; else the agent is taken to, and the mode line says why
   const replaces =
     cilium !== undefined &&
-    !pod &&
-    // a partial replacement with no kube-proxy there (nor kube-proxy's own answer observed):
-    // Cilium is what programs its Services
-    (cilium.replacesKubeProxy ||
-      (cilium.replacement !== undefined && proxy().evidence.kind !== 'observed') ||
-      (!knows(cilium.settings, 'kubeProxyReplacement') && proxy().evidence.kind !== 'observed'));
+    // a full replacement takes every Service packet before kube-proxy's rules (its socket LB,
+    // forced on, and tc at the devices): the agent answers even beside a kube-proxy Pod
+    (fullReplacement(cilium) ||
+      (!pod &&
+        // a partial replacement with no kube-proxy there (nor kube-proxy's own answer observed):
+        // Cilium is what programs its Services
+        (cilium.replacesKubeProxy ||
+          (cilium.replacement !== undefined && proxy().evidence.kind !== 'observed') ||
+          (!knows(cilium.settings, 'kubeProxyReplacement') &&
+            proxy().evidence.kind !== 'observed'))));
   // no agent Pod and no kube-proxy Pod: the node's recorded status says what ran, else the
   // cluster's Cilium is what should program it (never kube-proxy's defaults, assumed)
   const missing =
@@ -143,7 +148,7 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
     node,
     windows,
     ...(embeddedIn ? { embeddedIn } : {}),
-    mode: replaces ? ciliumMode(node, cilium) : (missing?.mode ?? proxy()),
+    mode: replaces ? ciliumMode(node, cilium, pod) : (missing?.mode ?? proxy()),
     ...(missing ? { agentMissing: missingAgent(node, view, missing.ran, outputs) } : {}),
     config,
     ...(cilium ? { cilium } : {}),
@@ -166,14 +171,17 @@ function missingAgent(
  * (read), each as that setting's own source says; where the agent refuses that ConfigMap, its
  * agent and no kube-proxy Pod are what is read, and whether it replaces kube-proxy is said not
  * known. */
-function ciliumMode(node: string, agent: AgentPod): NodeState['mode'] {
+function ciliumMode(node: string, agent: AgentPod, kubeProxy: Pod | undefined): NodeState['mode'] {
   const known = knows(agent.settings, 'kubeProxyReplacement');
   const kpr = agent.sources.kubeProxyReplacement;
   const source = known ? sourceText(agent, kpr) : `ConfigMap ${agent.configMap}`;
+  const beside = kubeProxy
+    ? `; kube-proxy's Pod ${kubeProxy.namespace}/${kubeProxy.name} runs there too, after the agent`
+    : '';
   const text = agent.replacement
     ? `${node}: cilium (${partialText(agent.replacement)}, and no kube-proxy Pod there; from ${agent.replacement.source})`
     : known
-      ? `${node}: cilium (kube-proxy replacement, from ${source})`
+      ? `${node}: cilium (kube-proxy replacement, from ${source}${beside})`
       : `${node}: cilium (its agent ${agent.pod.namespace}/${agent.pod.name} and no kube-proxy Pod there; kube-proxy replacement ${SETTING_NOT_KNOWN})`;
   return {
     value: 'cilium',

@@ -181,6 +181,16 @@ export interface PartialReplacement {
   source: string;
 }
 
+/** Whether the agent does a full kube-proxy replacement, as read (not refused, not partial): its
+ * socket LB (forced on: 1.20's kpr.NewKPRConfig) and its programs at the devices take every
+ * packet to a frontend it holds before netfilter, so kube-proxy's rules beside it see only what
+ * it passes. */
+export const fullReplacement = (a: CiliumAgent) =>
+  a.replacesKubeProxy &&
+  a.replacement === undefined &&
+  a.refused === undefined &&
+  knows(a.settings, 'kubeProxyReplacement');
+
 /** An agent whose Pod the API holds: the one a node's state carries. */
 export type AgentPod = CiliumAgent & { pod: Pod };
 
