@@ -14,6 +14,8 @@ import { sourceText, wasRead } from './agent/provenance.js';
 export interface AgentUnread {
   /** Why its half was not compared, in words ("its Service table ... was not read"). */
   why: string;
+  /** The same, short, for a title: "its Service table not read". */
+  what: string;
   /** What kube-proxy's rules are not known to decide: the kinds the agent takes ahead of them. */
   kinds: string;
   evidence: Evidence[];
@@ -40,6 +42,7 @@ export function agentUnread(
       : `its kube-proxy-replacement setting is not known (cilium-config as read is refused by its release)`;
     return {
       why: `${how}, so whether it serves any Service kind ahead of kube-proxy's rules is not known`,
+      what: 'its kube-proxy-replacement setting not known',
       kinds: 'any Service kind',
       evidence: [runs, unseen(`${who}'s kube-proxy-replacement: ${how}`, agent.node)],
     };
@@ -54,6 +57,7 @@ export function agentUnread(
   if (!r.handles)
     return {
       why: `it runs a ${partialText(r)}, so which Service kinds it serves ahead of kube-proxy's rules is not known`,
+      what: 'the Service kinds it serves not known',
       kinds: 'the kinds it handles',
       evidence: [replacement, unseen(`the kinds ${who} handles: not known`, agent.node)],
     };
@@ -61,6 +65,7 @@ export function agentUnread(
   const listing = `its Service table (cilium-dbg service list, db/show frontends or bpf lb list)`;
   return {
     why: `it serves ${r.handles.join(', ')} ahead of kube-proxy's rules (${partialText(r)}), and ${listing} was not read${table.failure ? `: ${table.failure}` : ''}`,
+    what: 'its Service table not read',
     kinds: r.handles.join(', '),
     evidence: [replacement, unseen(`${listing}: not read`, agent.node)],
   };
@@ -87,12 +92,20 @@ export function besideUnread(own: Dataplane, agent: CiliumAgent, u: AgentUnread)
     ...own,
     drift: (node, expected, trees, scope) => {
       const d = own.drift(node, expected, trees, scope);
-      return { ...d, notRead: [...(d.notRead ?? []), unreadNote(d, agent, u)] };
+      return {
+        ...d,
+        notRead: [...(d.notRead ?? []), unreadNote(d, agent, u)],
+        // the node's drift is not known whole: JSON names the part, and drift exits 2
+        readInPart: [...(d.readInPart ?? []), `${agentName(agent)} beside kube-proxy (${u.what})`],
+      };
     },
     notCompared: (d) =>
       [own.notCompared(d), `${agentName(agent)} beside kube-proxy was not compared (${u.why})`]
         .filter((x) => x !== undefined)
         .join('; '),
+    // the agent may take the Service's packets before kube-proxy's rules: no match is said
+    forwardingNotRead: (d) =>
+      own.forwardingNotRead?.(d) ?? `${agentName(agent)} beside kube-proxy (${u.what})`,
     trace: (packet, net) => {
       const walked = own.trace(packet, net);
       return {
