@@ -210,7 +210,9 @@ export function leftoverFinding(
 export interface ReplacingAgent {
   /** "agent kube-system/cilium-x". */
   name: string;
-  /** Where its full replacement was read: "the "KubeProxyReplacement" line of ...". */
+  /** Its replacement in words: "full kube-proxy replacement", or a partial one's. */
+  replacement: string;
+  /** Where its replacement was read: "the "KubeProxyReplacement" line of ...". */
   source: string;
   /** kube-proxy's Pod on the node, "kube-system/kube-proxy-x", where one runs there. */
   kubeProxyPod?: string;
@@ -251,7 +253,7 @@ export function kubeProxyBesideCilium(
     'cilium-kube-proxy-rules',
     {
       title: `kube-proxy's ${MODE_NOUN[d.mode]} beside Cilium's kube-proxy replacement: ${cover}`,
-      message: `Cilium's ${agent.name} replaces kube-proxy on ${node} (from ${agent.source}), yet the node holds kube-proxy's ${MODE_NOUN[d.mode]} (${cover}) in ${d.source}, and ${who}. The agent's table is what is compared here: it takes each packet to a frontend it holds before netfilter does, at the socket for Pods and the host (socket LB, which the replacement turns on) or at a Pod's device, and at the node's devices for traffic from outside. ${entered}${onlyWhat} ${endpointsText(stale, acts)}`,
+      message: `Cilium's ${agent.name} runs a ${agent.replacement} on ${node} (from ${agent.source}), yet the node holds kube-proxy's ${MODE_NOUN[d.mode]} (${cover}) in ${d.source}, and ${who}. The agent's table is what is compared here: it takes each packet to a frontend it holds before netfilter does, at the socket for Pods and the host (socket LB, which the replacement turns on) or at a Pod's device, and at the node's devices for traffic from outside. ${entered}${onlyWhat} ${endpointsText(stale, acts)}`,
       actual: a.actual,
       actualAt: { source: d.source },
       evidence: a.elsewhere.map((h) => seen(h.text, { node, source: h.source })),

@@ -4,7 +4,7 @@
 import { familyNotRecorded, nodeDump } from '../facts/facts.js';
 import { serviceListScope, type ServiceListScope } from '../facts/service-list-scope.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
-import { agentName } from '../dataplane/cilium/agent/agent.js';
+import { agentName, partialText } from '../dataplane/cilium/agent/agent.js';
 import { servedByCilium } from '../dataplane/cilium/drift/left-to-kube-proxy.js';
 import { agentUnread, besideUnread } from '../dataplane/cilium/beside-unread.js';
 import { couldNotRead, type Dataplane } from '../dataplane/dataplane.js';
@@ -52,13 +52,22 @@ export class NodeAnalysis extends NodeExpected {
     const cilium = this.mode() === 'cilium' ? this.cilium() : undefined;
     // which Services the facts listed whole: where "the API has no Service X" may be said
     const listed = serviceListScope(this.analysis.facts);
-    if (cilium?.read)
-      return (this.dataplaneMemo = this.modeCode('cilium').ciliumDataplane(
-        cilium.read,
-        this.analysis.view,
-        (n) => this.analysis.state(n).cilium,
-        listed,
-      ));
+    if (cilium?.read) {
+      const code = this.modeCode('cilium');
+      const agentOf = (n: string) => this.analysis.state(n).cilium;
+      const agent = code.ciliumDataplane(cilium.read, this.analysis.view, agentOf, listed);
+      // kube-proxy's state beside a full replacement takes what the agent passes
+      const kubeProxy = this.otherModes(undefined).find((o) => o.trees.services.length > 0);
+      return (this.dataplaneMemo = kubeProxy
+        ? code.ciliumBeforeKubeProxy(
+            agent,
+            kubeProxy.dataplane,
+            cilium.read,
+            this.analysis.view,
+            agentOf,
+          )
+        : agent);
+    }
     const rules = this.rules();
     const own = nft?.table
       ? this.modeCode('nftables').nftablesDataplane(
@@ -280,7 +289,10 @@ export class NodeAnalysis extends NodeExpected {
     const pod = this.analysis.index.kubeProxyPod(this.name);
     return {
       name: agentName(agent),
-      source: state.mode.source,
+      replacement: agent.replacement
+        ? partialText(agent.replacement)
+        : 'full kube-proxy replacement',
+      source: agent.replacement?.source ?? state.mode.source,
       ...(pod ? { kubeProxyPod: `${pod.namespace}/${pod.name}` } : {}),
     };
   }

@@ -14,6 +14,7 @@ import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { driftAnswer } from '../../../src/core/dataplane/drift.js';
 import { driftDoc, driftText } from '../../../src/output/drift.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
+import type { TracePacket } from '../../../src/core/dataplane/trace/trace.js';
 import { assertMatchesSchema } from '../../support/schema.js';
 import { allModes } from '../../support/modes.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
@@ -113,7 +114,7 @@ describe("a full Cilium replacement beside kube-proxy's Pod: the agent is the no
     );
     assert.match(
       f.explanation,
-      /replaces kube-proxy on vm-12-11-centos \(from .*\), yet the node holds kube-proxy's iptables-mode rules .* in nodes\/vm-12-11-centos\/iptables-save\.txt, and kube-proxy's Pod kube-system\/kube-proxy-n2jtl runs there and keeps them written\. .*They are hooked \(2 entries at nat prerouting and output\): they translate only what the agent passes/,
+      /runs a full kube-proxy replacement on vm-12-11-centos \(from .*\), yet the node holds kube-proxy's iptables-mode rules .* in nodes\/vm-12-11-centos\/iptables-save\.txt, and kube-proxy's Pod kube-system\/kube-proxy-n2jtl runs there and keeps them written\. .*They are hooked \(2 entries at nat prerouting and output\): they translate only what the agent passes/,
     );
     // the hooks, as the dump holds them, are its evidence
     assert.ok(
@@ -164,5 +165,46 @@ describe("a full Cilium replacement beside kube-proxy's Pod: the agent is the no
       found.some((x) => x.id === 'cilium-kube-proxy-rules' && x.status === 'warn'),
       found.map((x) => `${x.id} ${x.status}`).join(', '),
     );
+  });
+});
+
+describe("trace beside kube-proxy's rules: the agent first, kube-proxy's rules for what it passes", () => {
+  const tables = (a: Analysis, p: TracePacket) => {
+    const r = a.node(NODE).trace(p);
+    return { tables: [...new Set(r.outcomes.flatMap((o) => o.rules.map((x) => x.table)))], r };
+  };
+  const OUTSIDE: TracePacket = {
+    src: '203.0.113.9',
+    dst: '10.0.12.11',
+    dport: 30081,
+    protocol: 'tcp',
+    fromHost: false,
+  };
+  const POD: TracePacket = {
+    src: '10.244.1.5',
+    dst: '10.1.0.10',
+    dport: 53,
+    protocol: 'udp',
+    fromHost: false,
+  };
+
+  it("a Pod's ClusterIP packet: the agent's", async () => {
+    const { tables: t, r } = tables(await scenario(), POD);
+    assert.deepEqual(t, ['cilium']);
+    assert.match(
+      r.notes[0]!,
+      /^Cilium's agent takes this packet before kube-proxy's rules see it \(full kube-proxy replacement\)/,
+    );
+  });
+
+  // before: the agent's walk said the packet is not load-balanced, though kube-proxy's rules DNAT it
+  it("a node port the agent lacks, from outside: kube-proxy's rules translate it", async () => {
+    const { tables: t, r } = tables(await scenario({ agentLacks: WEB_NODE_PORT }), OUTSIDE);
+    assert.ok(!t.includes('cilium') && t.includes('nat'), t.join(', '));
+    assert.match(r.notes[0]!, /holds no frontend for 10\.0\.12\.11:30081\/TCP/);
+    assert.deepEqual(r.outcomes.map((o) => o.destination).sort(), [
+      '10.244.0.5:8080',
+      '10.244.1.5:8080',
+    ]);
   });
 });

@@ -64,35 +64,31 @@ export function bothDrift(
 const agentTook = (walked: TraceResult) =>
   walked.outcomes.some((o) => o.destination !== null || o.verdict !== 'ACCEPT');
 
-/** kube-proxy's dataplane on a node whose agent serves `replacement`'s kinds ahead of it;
- * `fromOutside`: whether a packet comes in at the node's device (not a Pod's, nor the host's). */
-export function besideKubeProxy(
+/** A packet walked through the agent first, as its hooks (the socket, tc at the devices) meet it
+ * before netfilter, and through kube-proxy's rules where the agent did nothing to it; `text`: the
+ * replacement in words; `atDevice`: the agent load-balances at the node's devices (NodePort on). */
+export function agentFirst(
   kubeProxy: Dataplane,
   agent: CiliumDataplane,
-  replacement: PartialReplacement,
-  fromOutside: (packet: TracePacket, net: NodeNetwork) => boolean,
-): Dataplane {
-  const text = partialText(replacement);
+  o: {
+    text: string;
+    atDevice: boolean;
+    fromOutside: (packet: TracePacket, net: NodeNetwork) => boolean;
+  },
+): Pick<Dataplane, 'trace' | 'readStop'> {
   // the walks the agent took, for readStop: its listing, not kube-proxy's rules, was walked
   const byAgent = new WeakSet<TraceResult>();
   return {
-    ...kubeProxy,
-    drift: (node, expected, trees, scope) =>
-      bothDrift(
-        kubeProxy.drift(node, expected, trees, scope),
-        agent.drift(node, expected, trees, scope),
-        replacement,
-      ),
     trace: (packet, net) => {
       // without NodePort the agent loads no load balancer at the device (ENABLE_NODEPORT off):
       // traffic from outside passes it to netfilter whatever its table holds
-      const atDevice = replacement.handles?.includes('NodePort') ?? false;
-      const first = atDevice || !fromOutside(packet, net) ? agent.trace(packet, net) : undefined;
+      const first =
+        o.atDevice || !o.fromOutside(packet, net) ? agent.trace(packet, net) : undefined;
       if (first && agentTook(first)) {
         const walked = {
           ...first,
           notes: [
-            `Cilium's agent takes this packet before kube-proxy's rules see it (${text}): kube-proxy's rules on this node are not walked`,
+            `Cilium's agent takes this packet before kube-proxy's rules see it (${o.text}): kube-proxy's rules on this node are not walked`,
             ...first.notes,
           ],
         };
@@ -104,13 +100,37 @@ export function besideKubeProxy(
         ...walked,
         notes: [
           first
-            ? `Cilium's agent holds no frontend for ${packet.dst}${packet.dport ? `:${packet.dport}` : ''}/${packet.protocol.toUpperCase()} in ${agent.source} (${text}), so the packet passes it untranslated and kube-proxy's rules translate it`
-            : `Cilium's agent load-balances nothing at the node's device (${text}: no NodePort), so a packet from outside passes it untranslated and kube-proxy's rules translate it`,
+            ? `Cilium's agent holds no frontend for ${packet.dst}${packet.dport ? `:${packet.dport}` : ''}/${packet.protocol.toUpperCase()} in ${agent.source} (${o.text}), so the packet passes it untranslated and kube-proxy's rules translate it`
+            : `Cilium's agent load-balances nothing at the node's device (${o.text}: no NodePort), so a packet from outside passes it untranslated and kube-proxy's rules translate it`,
           ...walked.notes,
         ],
       };
     },
     readStop: (walked, file) =>
       byAgent.has(walked) ? agent.readStop?.(walked, file) : kubeProxy.readStop?.(walked, file),
+  };
+}
+
+/** kube-proxy's dataplane on a node whose agent serves `replacement`'s kinds ahead of it;
+ * `fromOutside`: whether a packet comes in at the node's device (not a Pod's, nor the host's). */
+export function besideKubeProxy(
+  kubeProxy: Dataplane,
+  agent: CiliumDataplane,
+  replacement: PartialReplacement,
+  fromOutside: (packet: TracePacket, net: NodeNetwork) => boolean,
+): Dataplane {
+  return {
+    ...kubeProxy,
+    drift: (node, expected, trees, scope) =>
+      bothDrift(
+        kubeProxy.drift(node, expected, trees, scope),
+        agent.drift(node, expected, trees, scope),
+        replacement,
+      ),
+    ...agentFirst(kubeProxy, agent, {
+      text: partialText(replacement),
+      atDevice: replacement.handles?.includes('NodePort') ?? false,
+      fromOutside,
+    }),
   } as Dataplane;
 }

@@ -7,7 +7,7 @@ import type { ClusterView } from '../../kube/objects.js';
 import type { ServiceListScope } from '../../facts/service-list-scope.js';
 import { serviceRefOf, type ServicePortName } from '../../model.js';
 import { partialText, type CiliumAgent, type PartialReplacement } from './agent/agent.js';
-import { besideKubeProxy } from './beside-kube-proxy.js';
+import { agentFirst, besideKubeProxy } from './beside-kube-proxy.js';
 import { healthServerUnknown, knownMapFlags } from './agent/comparable.js';
 import { ciliumDrift, type CiliumDriftInput } from './drift.js';
 import { unreadFor } from './drift/cut.js';
@@ -187,4 +187,28 @@ export function ciliumBesideKubeProxy(
     replacement,
     (packet, net) => originOf(packet, net.localAddresses, senders).from === 'network',
   );
+}
+
+/** The agent's dataplane on a node where it replaces kube-proxy (fully, or in part with no
+ * kube-proxy Pod there) and kube-proxy's state is there too (cilium-kube-proxy-rules says it): the agent's table is compared alone, and
+ * a packet it passes untranslated (no frontend for it) is walked on through kube-proxy's. */
+export function ciliumBeforeKubeProxy(
+  agent: CiliumDataplane,
+  kubeProxy: Dataplane,
+  read: CiliumRead,
+  view: ClusterView,
+  agentOf?: (node: string) => CiliumAgent | undefined,
+): CiliumDataplane {
+  const senders = sendersOf(view, read.agent, read.node.name, agentOf);
+  const partial = read.agent.replacement;
+  return {
+    ...agent,
+    ...agentFirst(kubeProxy, agent, {
+      text: partial ? partialText(partial) : 'full kube-proxy replacement',
+      // a full replacement turns NodePort on: the agent load-balances at the devices
+      atDevice: partial ? (partial.handles?.includes('NodePort') ?? false) : true,
+      fromOutside: (packet, net) =>
+        originOf(packet, net.localAddresses, senders).from === 'network',
+    }),
+  };
 }
