@@ -61,6 +61,10 @@ export interface ReadRequest {
   cut?: (o: KubeObject) => KubeObject;
 }
 
+/** One row of a list as the API server prints it (a meta.k8s.io Table): its cells by column
+ * name ("Name", "Status", "Internal-IP"). */
+export type TableRow = Record<string, unknown>;
+
 export interface Cluster {
   /** Where the objects come from: context and server (snapshot meta.json). */
   readonly meta: SnapshotMeta;
@@ -70,6 +74,11 @@ export interface Cluster {
    * as `kubectl get -o json` prints.
    */
   list(request: ReadRequest): Promise<KubeObject[]>;
+  /** The rows of a list as the API server prints them, without the objects; undefined where it
+   * serves no Tables (then list() reads the objects). */
+  listRows?(
+    request: Pick<ReadRequest, 'path' | 'labelSelector' | 'pageSize'>,
+  ): Promise<TableRow[] | undefined>;
   /** One object (path ends in its name), exactly as the API returned it; undefined when it does not exist. */
   get(path: string): Promise<KubeObject | undefined>;
   /** Runs one command from the closed list on a node. Never throws for a failed command. */

@@ -66,6 +66,10 @@ export class KubeCluster implements Cluster {
     return (await this.api.list(request.path, request)).items;
   }
 
+  listRows(request: Pick<ReadRequest, 'path' | 'labelSelector' | 'pageSize'>) {
+    return this.api.listRows(request.path, request);
+  }
+
   get(path: string): Promise<KubeObject | undefined> {
     return this.api.getIfExists(path);
   }

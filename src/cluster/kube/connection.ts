@@ -48,6 +48,8 @@ export interface RequestOptions {
   maxBytes?: number;
   /** A list's items, each mapped as it is parsed (parseList): no page's whole tree is held. */
   eachItem?: (item: unknown, page: unknown) => unknown;
+  /** The Accept header; default application/json (a Table: see KubeApi.listRows). */
+  accept?: string;
 }
 
 type ClientNode = typeof ClientNodeModule;
@@ -131,7 +133,7 @@ export class KubeConnection {
     const opts: https.RequestOptions = {
       method,
       headers: {
-        Accept: 'application/json',
+        Accept: o.accept ?? 'application/json',
         // Node sends a DELETE's body unframed unless told its length (DeleteOptions preconditions)
         ...(body
           ? {
