@@ -12,6 +12,7 @@ import { Reader, WHOLE_LIST_PAGE } from './collect/api-reader.js';
 import { asRead } from './collect/as-read.js';
 import { addressesNamingNoPod, endpointPodRefs } from './collect/endpoint-pods.js';
 import { finish, startEarly } from './collect/finish.js';
+import { listNodeRows } from './collect/node-rows.js';
 import type { CollectOptions } from './collect/options.js';
 import { equalitySelector } from './collect/selectors.js';
 
@@ -90,7 +91,9 @@ export async function collect(
   const addons = readClusterAddons(r, { byNode: true });
   // every Node and every agent Pod: seconds on a large cluster, while the rest takes a moment
   const lists = [
-    r.list('Nodes', { resource: 'nodes', pageSize: WHOLE_LIST_PAGE }),
+    o.nodeRows
+      ? listNodeRows(r)
+      : r.list('Nodes', { resource: 'nodes', pageSize: WHOLE_LIST_PAGE }),
     ...addons.lists,
   ];
   const reads = [

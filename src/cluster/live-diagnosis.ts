@@ -102,6 +102,13 @@ export async function readLive(
       meta: { kdebugVersion },
       // every Node and agent Pod is listed: of each, what the steps read
       asRead: true,
+      // every Node as a row, the chosen and the endpoints' whole (--all-nodes: every one whole)
+      nodeRows: !which.all,
+      wholeNodes: (f, { view }) =>
+        firstChosen(view, target, {
+          client: clientNode(view, target.namespace, which.from),
+          max: Infinity,
+        }),
       ...(which.concurrency !== undefined ? { nodeConcurrency: which.concurrency } : {}),
       ...(which.from?.kind === 'pod'
         ? {

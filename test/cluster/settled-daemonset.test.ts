@@ -131,11 +131,18 @@ describe("kube-proxy's Pods on a cluster whose DaemonSet is settled", () => {
     assert.match(kp.find((f) => f.id === 'kube-proxy-not-running')!.title, /node-42/);
   });
 
-  it('--nodes naming more than 50: 50 are read by name before the lists, the rest with them', async () => {
+  it('--nodes naming more than 50: 50 are read by name before the lists, the rest after the rows', async () => {
     const asked = Array.from({ length: NODES }, (_, i) => `node-${i}`);
-    const { requests, ran } = await svc(undefined, { nodes: asked });
-    const byName = requests.filter((r) => r.path.startsWith('/api/v1/nodes/'));
-    assert.equal(byName.length, PODS_BY_NODE, 'each Node past 50 comes with the list of every one');
+    const { facts, requests, ran } = await svc(undefined, { nodes: asked });
+    const byName = requests
+      .filter((r) => r.path.startsWith('/api/v1/nodes/'))
+      .map((r) => r.path.slice('/api/v1/nodes/'.length));
+    // every Node asked for (and the endpoints') read whole by name; none listed whole
+    assert.deepEqual([...new Set(byName)].sort(), [...asked, 'node-a', 'node-b'].sort());
+    const lists = requests.filter((r) => r.path === '/api/v1/nodes');
+    assert.ok(lists.length > 0 && lists.every((r) => r.query.get('includeObject') === 'None'));
+    const whole = facts.objects.filter((o) => o.kind === 'Node' && o['spec']);
+    assert.equal(whole.length, NODES + 2);
     const cilium = requests.filter((r) => r.query.get('labelSelector') === 'k8s-app=cilium');
     assert.equal(cilium.filter((r) => r.query.get('fieldSelector')).length, PODS_BY_NODE);
     assert.deepEqual([...ran].sort(), [...asked].sort(), 'every node asked for is still read');

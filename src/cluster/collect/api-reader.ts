@@ -4,7 +4,7 @@
 import type { KubeObject } from '../../core/model.js';
 import type { ApiRead, ReadError } from '../../core/facts/not-read.js';
 import { canonicalAddress } from '../../core/ipv6.js';
-import { apiPath, type Cluster, type ReadRequest } from '../cluster.js';
+import { apiPath, type Cluster, type ReadRequest, type TableRow } from '../cluster.js';
 import { KubeApiError } from '../kube/errors.js';
 import type { CollectProgress } from './options.js';
 
@@ -55,6 +55,8 @@ const readOf = ({ resource, namespace, name, service, addon, podIP }: ApiQuery):
 /** Reads through a Cluster, keeping every object once and reporting progress and failures. */
 export class Reader {
   private readonly objects = new Map<string, KubeObject>();
+  /** The keys of the objects kept from rows, not whole (keepPartial). */
+  private readonly partial = new Set<string>();
   readonly errors: ReadError[] = [];
   /** A read the run cannot do without failed: nothing more is started. */
   private stopped = false;
@@ -157,6 +159,37 @@ export class Reader {
     return items !== undefined;
   }
 
+  /** The rows of a list as the API server prints them (Cluster.listRows); undefined where it
+   * serves no Tables or the read failed: the caller lists the objects, and that read says it. */
+  async rows(what: string, q: ApiQuery): Promise<TableRow[] | undefined> {
+    if (this.stopped || !this.cluster.listRows) return undefined;
+    this.progress({ what, state: 'start' });
+    const rows = await this.cluster
+      .listRows({
+        path: apiPath(q),
+        ...(q.labelSelector ? { labelSelector: q.labelSelector } : {}),
+        ...(q.pageSize ? { pageSize: q.pageSize } : {}),
+      })
+      .catch(() => undefined);
+    this.progress({ what, state: 'done', count: rows?.length ?? 0 });
+    return rows;
+  }
+
+  /** Objects made of rows (they hold part of what the API has): a read of the whole object
+   * replaces each. */
+  keepPartial(objects: KubeObject[]): void {
+    for (const o of objects)
+      if (!this.objects.has(keyOf(o))) {
+        this.objects.set(keyOf(o), o);
+        this.partial.add(keyOf(o));
+      }
+  }
+
+  /** Whether only part of this object was read (keepPartial). */
+  isPartial(kind: string, namespace: string, name: string): boolean {
+    return this.partial.has(`${kind}/${namespace}/${name}`);
+  }
+
   /** The endpoint addresses whose Pods were looked up by address, and answered. */
   readonly podIPLookups: string[] = [];
 
@@ -200,7 +233,8 @@ export class Reader {
   private keep(objects: KubeObject[], cut = true): void {
     const slim = cut ? this.slim : undefined;
     for (const o of objects)
-      if (!this.objects.has(keyOf(o))) this.objects.set(keyOf(o), slim ? slim(o) : o);
+      if (!this.objects.has(keyOf(o)) || this.partial.delete(keyOf(o)))
+        this.objects.set(keyOf(o), slim ? slim(o) : o);
   }
 
   /** Every object read, in a stable order: by kind, then namespace, then name. */

@@ -19,6 +19,7 @@ import {
 } from './addons.js';
 import type { Reader } from './api-reader.js';
 import type { CollectOptions, CollectProgress, NodeTally } from './options.js';
+import { readNodesWhole } from './node-rows.js';
 import { runNodeCommands, type NodeReads } from './run-on-nodes.js';
 
 /** The rules not kept of several reads, node by node and chain by chain. */
@@ -185,9 +186,19 @@ export async function finish(
     (typeof o.nodes === 'function' ? o.nodes(base, analysis) : o.nodes) ??
     base.objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '')
   ).filter((n) => !windows.has(n));
+  // the Nodes listed as rows: those chosen, and those the steps read, whole
+  const whole = o.nodeRows
+    ? readNodesWhole(r, [...nodes, ...(o.wholeNodes?.(base, analysis) ?? [])])
+    : false;
   // the chosen nodes' kube-proxy Pods, where not read yet: the node states read them
-  if (byNode && nodes.some((n) => !byNode!.on.has(n))) {
-    if (!(await readProxyPodsOn(r, byNode, nodes))) await listEvery();
+  const pods =
+    byNode &&
+    nodes.some((n) => !byNode!.on.has(n)) &&
+    (async () => {
+      if (!(await readProxyPodsOn(r, byNode!, nodes))) await listEvery();
+      return true;
+    })();
+  if ((await Promise.all([pods, whole])).some(Boolean)) {
     // what the choice wrote into the facts' meta stays; the nodes read by node are updated
     const { kubeProxyPodsReadOn: _, ...chosen } = base.meta;
     base = { ...facts(), meta: { ...chosen, ...readOn(), ...r.meta() } };

@@ -56,6 +56,12 @@ export interface CollectOptions {
    * diagnosis lists thousands of each on a large cluster, where a snapshot keeps them as the API
    * gave them. */
   asRead?: boolean;
+  /** List every Node as a row of the API server's Table (collect/node-rows.ts), and read whole
+   * only the nodes chosen and those `wholeNodes` names: a large cluster's Nodes are kilobytes
+   * each, their rows ~100 bytes. */
+  nodeRows?: boolean;
+  /** Besides the nodes chosen, the Nodes the steps read whole (the endpoints', the client's). */
+  wholeNodes?: (facts: Facts, analysis: Analysis) => string[];
   now?: () => Date;
   /** Read each node's iptables rules for this Service only, chain by chain (kdebug svc), where
    * kube-proxy runs in iptables mode: see core/dataplane/iptables/service-chains.ts. */

@@ -179,6 +179,45 @@ const withKind = (t: ResourceType, o: KubeObject): KubeObject => ({
 });
 
 /** A list item: the API leaves kind and apiVersion out. */
+/** Nodes as the API server prints them for a Table (includeObject=None, wide columns), as
+ * kubernetes v1.37.2 pkg/printers/internalversion/printers.go printNode writes each row. */
+function nodeTable(items: KubeObject[], metadata: Record<string, unknown>): unknown {
+  const columns = ['Name', 'Status', 'Roles', 'Age', 'Version', 'Internal-IP', 'External-IP'];
+  const more = ['OS-Image', 'Kernel-Version', 'Container-Runtime'];
+  const rows = items.map((o) => {
+    const status = (o['status'] ?? {}) as {
+      conditions?: { type: string; status: string }[];
+      addresses?: { type: string; address: string }[];
+      nodeInfo?: { kubeletVersion?: string };
+    };
+    const ready = status.conditions?.find((c) => c.type === 'Ready');
+    const said = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+    if ((o['spec'] as { unschedulable?: boolean } | undefined)?.unschedulable)
+      said.push('SchedulingDisabled');
+    const first = (type: string) =>
+      status.addresses?.find((a) => a.type === type)?.address ?? '<none>';
+    return {
+      cells: [
+        ...[
+          o.metadata?.name,
+          said.join(','),
+          '<none>',
+          '1d',
+          status.nodeInfo?.kubeletVersion ?? '',
+        ],
+        ...[first('InternalIP'), first('ExternalIP'), '<unknown>', '<unknown>', '<unknown>'],
+      ],
+    };
+  });
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata,
+    columnDefinitions: [...columns, ...more].map((name) => ({ name, type: 'string' })),
+    rows,
+  };
+}
+
 function asItem(o: KubeObject): KubeObject {
   const { kind: _k, apiVersion: _a, ...rest } = o;
   return rest;
@@ -296,7 +335,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     return ok;
   };
 
-  function list(res: ServerResponse, p: ApiPath, q: URLSearchParams): void {
+  function list(res: ServerResponse, p: ApiPath, q: URLSearchParams, accept = ''): void {
     const match = compileSelectors(p, q);
     let items = store.list(p.type, p.namespace).filter(match);
     const metadata: Record<string, unknown> = { resourceVersion: String(store.rv) };
@@ -332,6 +371,9 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
         '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"',
       );
     }
+    // kubectl get's Table, where asked for (Nodes only: the one kind kdebug lists as rows)
+    if (p.type.resource === 'nodes' && accept.includes('as=Table'))
+      return send(res, 200, nodeTable(items, metadata));
     send(res, 200, {
       kind: `${p.type.kind}List`,
       apiVersion: apiVersionOf(p.type),
@@ -660,7 +702,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
           ? send(res, 200, withKind(p.type, o))
           : send(res, 404, status.notFound(p.type, p.name!));
       }
-      if (verb === 'list') return list(res, p, q);
+      if (verb === 'list') return list(res, p, q, req.headers.accept ?? '');
       if (verb === 'watch') return watch(res, p, q);
       if (verb === 'create') return await create(req, res, p, user);
       if (verb === 'patch') return await patch(req, res, p);
