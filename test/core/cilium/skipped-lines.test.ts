@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { kdebug } from '../../support/cli.js';
+import { listing, vectors } from '../../support/cilium-vectors.js';
 
 const FILE = 'test/fixtures/cilium/skipped/cilium-service-list-36752-gke-ipv6.txt';
 
@@ -41,5 +42,28 @@ describe('a Cilium listing with other output pasted above it', () => {
   it('a listing alone skips nothing', () => {
     const file = 'snapshots/cilium-stale-backend/nodes/vm-12-7-centos/cilium-bpf-lb-list.txt';
     assert.equal(parseCilium(readFileSync(file, 'utf8'), file).skipped, undefined);
+  });
+
+  // r153 (issue 34): the maps dump's BE, MAGLEV and REV lines before its first SVC line, and the
+  // backends table's rows, were read and yet said skipped
+  it("every Cilium vector's maps dump and backends table skips none of its lines", () => {
+    let read = 0;
+    for (const v of vectors)
+      for (const f of ['expected-maps.txt', 'expected-backends.txt']) {
+        const text = listing(v, f);
+        if (text === undefined || text.trim() === '') continue;
+        read++;
+        assert.equal(parseCilium(text, `${v}/${f}`).skipped, undefined, `${v}/${f}`);
+      }
+    assert.ok(read > 100, `${read} listings read`);
+  });
+
+  it('a maps dump read in any order of its lines skips none of them', () => {
+    const file =
+      'test/fixtures/cilium/vectors/64-v120-endpointslice-weights-70-30/expected-maps.txt';
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    const t = parseCilium([...lines].reverse().join('\n'), file);
+    assert.equal(t.skipped, undefined);
+    assert.equal(t.frontends.filter((f) => f.port !== 0)[0]?.backends.length, 4);
   });
 });

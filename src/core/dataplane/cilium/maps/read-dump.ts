@@ -167,10 +167,15 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
       if (b) b.maglev = Number(e[2]);
     }
   });
+  // the other maps' lines are read as well, wherever the dump puts them
+  const rowsRead = (['BE', 'REV', 'AFF', 'SRCRANGE', 'MAGLEV'] as const).flatMap((k) =>
+    rows.get(k)!.map((r) => r.at),
+  );
   return {
     form: 'maps-dump',
     source,
     frontends: [...byKey.values()],
+    ...(rowsRead.length > 0 ? { rowsRead } : {}),
     ...(unread.length > 0 ? { unreadMaps: unread } : {}),
   };
 }

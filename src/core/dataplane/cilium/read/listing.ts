@@ -152,6 +152,9 @@ export interface CiliumTable {
   /** A maps dump's maps that its entries refer to but it holds no line of (a grep, a paste in
    * part): not read, so nothing is said to be missing from them. */
   unreadMaps?: CiliumMapKind[];
+  /** Lines the reader read that hold no frontend nor backend row (a maps dump's BE, REV, AFF,
+   * SRCRANGE and MAGLEV entries, the backends table's rows): read, never said skipped. */
+  rowsRead?: number[];
   /** Lines before the listing that are none of its own nor said otherwise (a prompt, a command,
    * another tool's output, prose): skipped, and named so. */
   skipped?: number[];

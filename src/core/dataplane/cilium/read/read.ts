@@ -50,6 +50,7 @@ export function parseCilium(coloured: string, source: string): CiliumTable {
     read[f.flagsLine ?? f.line] = 1;
     for (const b of f.backends) read[b.line] = 1;
   }
+  for (const no of table.rowsRead ?? []) read[no] = 1;
   const unread: number[] = [];
   for (let no = 1; no <= lines.length; no++) if (read[no] === 0) unread.push(no);
   const kubectl = kubectlLines(lines, unread);
@@ -74,7 +75,11 @@ function skippedBefore(
 ): number[] {
   const head = text.slice(0, 16384);
   if (table.form === 'service-list-json' || BPF_JSON.test(head) || BPF_GO_MAP.test(head)) return [];
-  const first = Math.min(...table.frontends.map((f) => f.line), table.unreadFrom ?? Infinity);
+  const first = Math.min(
+    ...table.frontends.map((f) => f.line),
+    ...(table.rowsRead ?? []),
+    table.unreadFrom ?? Infinity,
+  );
   const said = new Set([
     ...kubectl,
     ...(table.notRead ?? []).map((n) => n.line),
@@ -211,11 +216,13 @@ function joined(
     : filledIn(a.frontends, b.frontends);
   const notShown = [a.protocolNotShown, bare, b.protocolNotShown].find((x) => x !== undefined);
   const portsSwapped = [...(a.portsSwapped ?? []), ...(b.portsSwapped ?? [])];
+  const rowsRead = [...(a.rowsRead ?? []), ...(b.rowsRead ?? [])];
   return {
     ...a,
     frontends,
     ...(notShown !== undefined ? { protocolNotShown: notShown } : {}),
     ...(portsSwapped.length > 0 ? { portsSwapped } : {}),
+    ...(rowsRead.length > 0 ? { rowsRead } : {}),
     ...(run
       ? { rerun: [...(a.rerun ?? []), at], runChanges: [...(a.runChanges ?? []), run.change] }
       : { alsoForms: [...(a.alsoForms ?? []), b.form, ...(b.alsoForms ?? [])] }),

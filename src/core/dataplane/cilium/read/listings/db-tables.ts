@@ -194,10 +194,11 @@ export const serviceBackendKey = (service: string, address: string) => `${servic
 export function dbBackends(
   lines: string[],
   source: string,
-): { backendStates: Map<string, BackendState>; cut?: CiliumCut[] } {
+): { backendStates: Map<string, BackendState>; rowsRead: number[]; cut?: CiliumCut[] } {
   const { index, column } = headerAt(lines, 'db-backends');
   const cols = columns(lines[index]!.slice(column));
   const states = new Map<string, BackendState>();
+  const rowsRead: number[] = [];
   let cut: CiliumCut | undefined;
   for (let k = index + 1; k < lines.length; k++) {
     const raw = lines[k]!.slice(column);
@@ -224,6 +225,7 @@ export function dbBackends(
       parseAddress(row.get('address') ?? '') ??
       fail(source, k + 1, `not a backend address: "${row.get('address')}"`);
     const address = formatAddress(a);
+    rowsRead.push(k + 1);
     const instances = row.get('instances') ?? '';
     const marked = /\[([^\]]+)\]/.exec(instances)?.[1];
     const state = backendState(row.get('state')) ?? backendState(marked) ?? 'active';
@@ -239,5 +241,5 @@ export function dbBackends(
         states.set(serviceBackendKey(m[1]!, address), backendState(m[2]) ?? 'active');
     }
   }
-  return { backendStates: states, ...(cut ? { cut: [cut] } : {}) };
+  return { backendStates: states, rowsRead, ...(cut ? { cut: [cut] } : {}) };
 }
