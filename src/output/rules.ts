@@ -131,6 +131,8 @@ interface EndpointDoc {
   hairpinMasquerade: boolean | null;
   backendState?: string | null;
   preferred?: boolean;
+  weight?: number;
+  maglev?: { entries: number; of: number };
   affinity: boolean;
   chainMissing?: boolean;
   chainPartial?: string;
@@ -148,6 +150,8 @@ const plain = (ep: TreeEndpoint) =>
   !ep.portUnknown &&
   !ep.hostStart &&
   ep.cilium?.preferred === undefined &&
+  ep.cilium?.weight === undefined &&
+  ep.cilium?.maglev === undefined &&
   !ep.chainMissing &&
   !ep.chainPartial &&
   !ep.quirk &&
@@ -192,6 +196,8 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
     out.hairpinMasquerade = ep.hairpinMasquerade;
     if (ep.cilium) out.backendState = ep.cilium.state ?? null;
     if (ep.cilium?.preferred !== undefined) out.preferred = ep.cilium.preferred;
+    if (ep.cilium?.weight !== undefined) out.weight = ep.cilium.weight;
+    if (ep.cilium?.maglev) out.maglev = ep.cilium.maglev;
     out.affinity = ep.affinity;
     if (ep.chainMissing) out.chainMissing = true;
     if (ep.chainPartial) out.chainPartial = ep.chainPartial;

@@ -89,6 +89,12 @@ export const PORTAL_CHAINS = [
   'KUBE-NODEPORT-HOST',
 ] as const;
 
+/** A backend's entries in its frontend's Maglev lookup table, of all the table's: its share. */
+export interface MaglevShare {
+  entries: number;
+  of: number;
+}
+
 export interface TreeEndpoint {
   /** "10.244.0.3:80" as the DNAT rule says; undefined when the dump cannot show it. */
   address: string | undefined;
@@ -127,8 +133,9 @@ export interface TreeEndpoint {
   addressFromName?: boolean;
   /** A backend of a Cilium frontend (no DNAT rule, no hairpin rule): its state where the
    * listing shows it (active, terminating, quarantined, maintenance ...). */
-  /** A Cilium backend: its state, and whether the Service's cluster-mesh affinity prefers it. */
-  cilium?: { state?: string; preferred?: boolean };
+  /** A Cilium backend: its state, whether the Service's cluster-mesh affinity prefers it, its
+   * weight and its entries in the frontend's Maglev table, where the listing shows them. */
+  cilium?: { state?: string; preferred?: boolean; weight?: number; maglev?: MaglevShare };
   quirk?: string;
   /** IPVS: a real server reached by direct routing (Route) or IP-in-IP (Tunnel), as kube-router's
    * DSR and keepalived forward: the packet keeps the virtual address, no DNAT; 'unknown' where

@@ -74,7 +74,8 @@ const l7ProxyText = (p: NonNullable<EntryPoint['l7Proxy']>) =>
 function endpointText(ep: TreeEndpoint, held: Held): string {
   if (ep.cilium) {
     const share = ep.shareUnknown ? '?' : percent(ep.probability);
-    const state = `${ep.cilium.state ?? 'state not in the listing'}${ep.cilium.preferred === undefined ? '' : ep.cilium.preferred ? ', preferred' : ', not preferred'}`;
+    const { weight, maglev } = ep.cilium;
+    const state = `${ep.cilium.state ?? 'state not in the listing'}${ep.cilium.preferred === undefined ? '' : ep.cilium.preferred ? ', preferred' : ', not preferred'}${weight === undefined ? '' : `, weight ${weight}`}${maglev ? `, ${maglev.entries} of ${maglev.of} Maglev entries` : ''}`;
     return `${share.padStart(6)}  backend ${ep.address}  (${state}${ep.probability === 0 && !ep.shareUnknown ? ': no new connections' : ''})`;
   }
   const share = ep.shareUnknown

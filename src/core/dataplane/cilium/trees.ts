@@ -1,8 +1,9 @@
 // Cilium's frontends read into the Service trees of the common model: one tree per Service port
 // (its ClusterIP, NodePorts, ExternalIPs and LoadBalancer IPs merge into it) where the listing or
 // the objects name it, else one per frontend. Each backend is an endpoint; new connections are
-// shared evenly among the backends in rotation (active, else terminating), which is what random
-// and maglev selection both aim at; the others keep only their own connections.
+// shared as the frontend's Maglev table says where the listing shows it (weighted), else evenly
+// among the backends in rotation (active, else terminating), as random selection does, weights
+// aside; the others keep only their own connections.
 import { hostPort } from '../../ipv6.js';
 import type { ServicePortName } from '../../model.js';
 import {
@@ -191,6 +192,10 @@ type Marks = NonNullable<TreeEndpoint['cilium']>;
 /** The marks of a backend the listing marks no way: one frozen object for all of a big listing's. */
 const UNMARKED: Marks = Object.freeze({});
 
+/** The entries of a frontend's Maglev table, all its backends' (0: the table is empty). */
+const maglevEntries = (backends: CiliumBackend[]) =>
+  backends.reduce((sum, b) => sum + (b.maglev ?? 0), 0);
+
 /** A frontend's backends as endpoints, each with its share of new connections. */
 export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
   const rotation = f.backends.some((b) => b.inRotation !== undefined)
@@ -199,6 +204,9 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
   // every backend, as in most listings: no set to look each one up in
   const used = rotation.length === f.backends.length ? undefined : new Set<CiliumBackend>(rotation);
   const share = 1 / (used?.size ?? rotation.length);
+  // the Maglev table, where the listing shows it, is the share: Cilium fills it by the backends'
+  // weights (pkg/maglev); random selection picks a slot evenly, weights aside (bpf/lib/lb.h)
+  const maglev = f.mapLines?.maglev !== undefined ? maglevEntries(f.backends) : 0;
   // said where the listing's marks tell backends apart (service list --clustermesh-affinity): from
   // 1.18 the REST model marks every backend preferred (frontend.go), which says nothing
   const affinity = f.backends.some((b) => b.preferred) && !f.backends.every((b) => b.preferred);
@@ -206,14 +214,16 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
   const l7 = f.l7Proxy !== undefined;
   return f.backends.map((b) => {
     const address = hostPort(b.ip, b.port);
-    const cilium: Marks = b.state || affinity ? {} : UNMARKED;
+    const cilium: Marks = b.state || affinity || b.weight !== undefined || maglev ? {} : UNMARKED;
     if (b.state) cilium.state = b.state;
     if (affinity) cilium.preferred = b.preferred === true;
+    if (b.weight !== undefined) cilium.weight = b.weight;
+    if (maglev) cilium.maglev = { entries: b.maglev ?? 0, of: maglev };
     const ep: TreeEndpoint = {
       address,
       // a backend has no chain of its own: the walk and the evidence name it so
       chain: `backend ${address}`,
-      probability: !used || used.has(b) ? share : 0,
+      probability: maglev ? (b.maglev ?? 0) / maglev : !used || used.has(b) ? share : 0,
       hairpinMasquerade: null,
       affinity: false,
       cilium,
