@@ -123,6 +123,15 @@ export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}
   const out = wrap(`packet walk on node ${a.node}: ${packetText(r)}`, width, '', '  ');
   if (a.destinationIs)
     out.push(...wrap(`${r.packet.dst} is ${a.destinationIs}`, width, '  ', '    '));
+  if (r.selection)
+    out.push(
+      ...wrap(
+        `backend selection: ${r.selection.algorithm} (${r.selection.source})`,
+        width,
+        '  ',
+        '    ',
+      ),
+    );
   out.push('', `${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}:`);
   const apart = passedApart(a);
   r.outcomes.forEach((o, i) =>
@@ -214,6 +223,7 @@ export function traceDoc(a: TraceAnswer) {
         assumptions: o.assumptions,
       };
     }),
+    ...(r.selection ? { selection: r.selection } : {}),
     notes: r.notes,
     ...(a.notInApi?.length ? { notInApi: a.notInApi } : {}),
     ...(r.tablesNotRead ? { tablesNotRead: r.tablesNotRead } : {}),

@@ -6,6 +6,7 @@
 // address skips the service lookup and is routed on unchanged (ping.ts).
 import { hostPort } from '../../ipv6.js';
 import type {
+  BackendSelection,
   MatchedRule,
   NodeNetwork,
   TraceOutcome,
@@ -48,6 +49,10 @@ export interface CiliumTraceOptions extends TraceSenders {
   externalClusterIP: boolean;
   /** service-no-backend-response: reject (ICMP unreachable, 1.15+ default) or drop. */
   noBackend: 'reject' | 'drop';
+  /** bpf-lb-algorithm: random or maglev. */
+  algorithm?: string;
+  /** bpf-lb-algorithm-annotation: a Service's service.cilium.io/lb-algorithm may pick another. */
+  algorithmAnnotation?: boolean;
   /** The agent's NodePort addresses: from outside, NodePorts answer on these only. */
   nodePorts?: CiliumNodePorts;
   /** Its BPF maps, where read besides the table: 1.19's wildcard drop entries are there only. */
@@ -112,12 +117,13 @@ export function traceCiliumPacket(
     // the sender taken without knowing it holds for every outcome
     assumptions: [...lead, ...(x.assumptions ?? [])],
   });
-  const result = (outcomes: TraceOutcome[]): TraceResult => ({
+  const result = (outcomes: TraceOutcome[], selection?: BackendSelection): TraceResult => ({
     // the node's own source address is walked as the host's: the packet says so
     packet: fromHost && !packet.fromHost ? { ...packet, fromHost } : packet,
     enters: hook,
     outcomes,
     notes,
+    ...(selection ? { selection } : {}),
   });
   const dropped = (rule: MatchedRule) =>
     result([outcome({ verdict: 'DROP', destination: 'DROP', rules: [rule] })]);
@@ -242,22 +248,45 @@ export function traceCiliumPacket(
       }),
     ]);
   }
+  const selection = selectionOf(fe, o);
+  // the Maglev table, where the listing shows it, is each backend's share (trees.ts)
+  const maglev = used.reduce((n, b) => n + (b.maglev ?? 0), 0);
   return result(
     used.map((b) => {
       const to = hostPort(b.ip, b.port);
       return outcome({
-        probability: 1 / used.length,
+        probability: maglev ? (b.maglev ?? 0) / maglev : 1 / used.length,
         destination: to,
         dnat: to,
         delivery: net.localAddresses.includes(b.ip) ? 'local' : 'forward',
         rules: [
           rule(
-            `translated${peer?.at ? ` on node ${origin.peer!.node}` : ''} to backend ${to}${stateOf(b) ? ` (${stateOf(b)}${b.state ? '' : " in the agent's table"})` : ''}, 1 of ${used.length}`,
+            `translated${peer?.at ? ` on node ${origin.peer!.node}` : ''} to backend ${to}${stateOf(b) ? ` (${stateOf(b)}${b.state ? '' : " in the agent's table"})` : ''}, 1 of ${used.length}${maglev ? `, ${b.maglev ?? 0} of ${maglev} Maglev entries` : ''}, by ${selection.algorithm === 'not known' ? 'a selection not known' : `${selection.algorithm} selection`}`,
           ),
         ],
       });
     }),
+    selection,
   );
+}
+
+/** How the datapath picks among a frontend's backends: the map's own LBALG where the listing
+ * shows one (a Service's annotation), else the agent's bpf-lb-algorithm, with its source. */
+function selectionOf(fe: CiliumFrontend, o: CiliumTraceOptions): BackendSelection {
+  if (fe.algorithm)
+    return { algorithm: fe.algorithm, source: `the Service entry's LBALG (line ${fe.line})` };
+  if (!o.algorithm || !knows(o, 'algorithm'))
+    return { algorithm: 'not known', source: `bpf-lb-algorithm ${SETTING_NOT_KNOWN}` };
+  const read = o.sources?.of.algorithm;
+  const from = read ? sourceText(o.sources!.agent, read) : "the agent's settings";
+  // a Service's annotation overrides it where the agent honours it; the listing shows none
+  const unless = o.algorithmAnnotation
+    ? "; a Service's service.cilium.io/lb-algorithm annotation may pick the other (bpf-lb-algorithm-annotation is on)"
+    : '';
+  return {
+    algorithm: o.algorithm === 'maglev' ? 'maglev' : 'random',
+    source: `bpf-lb-algorithm, from ${from}${unless}`,
+  };
 }
 
 /** Where the walk starts: the socket hook (socket LB, for a Pod only outside hostns-only), else

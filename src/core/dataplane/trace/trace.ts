@@ -82,6 +82,12 @@ export interface TraceOutcome {
 export const shareText = (o: Pick<TraceOutcome, 'probability' | 'shareUnknown'>): string =>
   o.shareUnknown ? '?' : percent(o.probability);
 
+export interface BackendSelection {
+  algorithm: 'random' | 'maglev' | 'not known';
+  /** Where it was read: "ConfigMap kube-system/cilium-config bpf-lb-algorithm", a map's LBALG. */
+  source: string;
+}
+
 export interface TraceResult {
   packet: TracePacket;
   /** Where the walk starts: "nat OUTPUT" / "nat PREROUTING" (iptables), "the output hook" ... */
@@ -89,6 +95,9 @@ export interface TraceResult {
   outcomes: TraceOutcome[];
   /** What the walk could not do ("the dump holds no filter table"). */
   notes: string[];
+  /** How the datapath picked the backend among several (Cilium: random or maglev), and where
+   * that was read; absent where the walk picked none. */
+  selection?: BackendSelection;
   /** Tables the walk passes that the rules read do not hold (a dump of part of them, or cut
    * before them): what their chains do to the packet was not read. */
   tablesNotRead?: string[];
