@@ -38,9 +38,9 @@ export interface TraceModel {
 }
 
 const FROM = {
-  pod: 'from a Pod (nat PREROUTING)',
-  node: 'from a process on the node (nat OUTPUT)',
-  outside: 'from outside the cluster (nat PREROUTING)',
+  pod: 'from a Pod',
+  node: 'from a process on the node',
+  outside: 'from outside the cluster',
 } as const;
 
 function outcomeHead(
@@ -93,8 +93,10 @@ export function walkLines(
       out.push({ text: lead + t, tone }),
     );
   const port = dest.protocol === 'icmp' || dest.port === undefined ? '' : `:${dest.port}`;
+  // where the walk enters is the node's mode's (nat PREROUTING, Cilium's socket hook ...)
+  const enters = 'error' in walked ? '' : ` (${walked.result.enters})`;
   add(
-    `${dest.protocol} ${source.ip} -> ${dest.ip}${port} on ${source.node}, ${FROM[source.kind]}`,
+    `${dest.protocol} ${source.ip} -> ${dest.ip}${port} on ${source.node}, ${FROM[source.kind]}${enters}`,
     'title',
   );
   if ('error' in walked) {
