@@ -193,12 +193,14 @@ export function behaviourKeys(
     return s;
   };
   return (sp, diff) => {
+    // plain loops: this runs for every Service port of the node
     const hosts = [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs];
-    const endpoints = sp.allEndpoints;
-    const addresses = [...hosts, ...endpoints.map((e) => e.ip)];
-    const numbers = [sp.port, sp.nodePort, ...endpoints.map((e) => e.port)].flatMap((n) =>
-      n === undefined ? [] : [n],
-    );
+    const addresses = hosts.slice();
+    const numbers = sp.nodePort === undefined ? [sp.port] : [sp.port, sp.nodePort];
+    for (const e of sp.allEndpoints) {
+      addresses.push(e.ip);
+      numbers.push(e.port);
+    }
     if (
       addresses.some((ip) => ip === pod || ip === outside || ip === node) ||
       shared.ranges.cidrs.some((holds) => addresses.some(holds)) ||
@@ -239,8 +241,11 @@ export function behaviourKeys(
     for (const l of diff.actual)
       if (PORT_CHAIN.test(l.chain)) differed.set(`${l.table} ${l.chain}`, l);
     const placed = [...differed].flatMap(([at, l]) => [`@ ${at}`, ...chainRules(l.table, l.chain)]);
-    const ports = numbers.map(String);
-    const met = [...hosts, ...ports].flatMap((k) => shared.byName.get(k) ?? []);
+    const met: string[] = [];
+    for (const k of [...hosts, ...numbers.map(String)]) {
+      const rules = shared.byName.get(k);
+      if (rules) for (const r of rules) met.push(r);
+    }
     const renamed = renamer(names);
     return [
       sp.protocol,
