@@ -13,7 +13,7 @@ import {
   type ServiceTrees,
   type TreeEndpoint,
 } from '../trees.js';
-import { append, OWN_SLOT, TreeIndex, whyOf } from './trees/tree-index.js';
+import { append, OWN_SLOT, TreeIndex } from './trees/tree-index.js';
 import { absentKind, ENDPOINT_COMMENT, nameFromComments, stripHost } from './trees/comments.js';
 import { entries, portals } from './trees/entries.js';
 import { verdicts } from './trees/filter-verdicts.js';
@@ -296,8 +296,7 @@ class TreeBuilder extends TreeIndex {
   private masquerades(tree: ServiceTree, nat: Table, chain: number, id: number): void {
     tree.masquerade = append(tree.masquerade, {
       chain: nat.nameOf(chain),
-      condition: this.condition(nat, id),
-      ...whyOf(nat, id),
+      ...this.masquerade(nat, id),
       line: nat.line(id),
     });
   }

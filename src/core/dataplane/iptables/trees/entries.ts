@@ -10,7 +10,7 @@ import {
   type EntryPoint,
   onLoopback,
 } from '../../trees.js';
-import { type TreeIndex, append, ownIndexes, whyOf } from './tree-index.js';
+import { type TreeIndex, append, ownIndexes } from './tree-index.js';
 import { placeholderOf } from '../read/paste/list-view/unread.js';
 import { absentKind, commentName, cutKind, stripHost } from './comments.js';
 
@@ -94,8 +94,7 @@ export function entries(ix: TreeIndex, nat: Table, from: 'KUBE-SERVICES' | 'KUBE
     if (tree)
       tree.masquerade = append(tree.masquerade, {
         chain: from,
-        condition: ix.condition(nat, id),
-        ...whyOf(nat, id),
+        ...ix.masquerade(nat, id),
         line: nat.line(id),
       });
   }

@@ -1,7 +1,7 @@
 // The trees a rules dump is read into, found by their chains' hash and by their cluster IP as
 // each rule is read, and what they share: the masquerade conditions, the kinds of a tree's own chains.
 import { hash16 } from '../../kube-proxy/chain-names.js';
-import type { Ruleset, Table } from '../read/parse.js';
+import type { Rule, Ruleset, Table } from '../read/parse.js';
 import { unreadText } from '../read/paste/list-view/unread.js';
 import type { ServicePortName } from '../../../model.js';
 import { emptyTree, type MasqueradeRule, type ServiceTree } from '../../trees.js';
@@ -61,12 +61,15 @@ export class TreeIndex {
   // thousands of rules share a few conditions ("! -s 10.244.0.0/16"): one string for each
   private readonly conditions = new Map<string, string>();
 
-  condition(nat: Table, id: number): string {
-    const c = masqueradeCondition(nat, id);
-    const known = this.conditions.get(c);
-    if (known !== undefined) return known;
-    this.conditions.set(c, c);
-    return c;
+  /** A KUBE-MARK-MASQ rule's condition and why, the rule typed at most once for both. */
+  masquerade(nat: Table, id: number): { condition: string; why?: MasqueradeRule['why'] } {
+    let typed: Rule | undefined;
+    const rule = () => (typed ??= nat.rule(id));
+    const c = masqueradeCondition(nat, id, rule);
+    let condition = this.conditions.get(c);
+    if (condition === undefined) this.conditions.set(c, (condition = c));
+    const why = masqueradeWhy(nat, id, rule);
+    return why ? { condition, why } : { condition };
   }
 }
 
@@ -100,7 +103,11 @@ export function append<T>(list: T[], item: T): T[] {
 
 /** What kube-proxy marks with a KUBE-MARK-MASQ rule, where it is one of its own cases (trees.ts
  * MasqueradeRule.why): read from its matches, not its words. */
-export function masqueradeWhy(t: Table, id: number): MasqueradeRule['why'] {
+export function masqueradeWhy(
+  t: Table,
+  id: number,
+  typed = () => t.rule(id),
+): MasqueradeRule['why'] {
   const src = t.addressMatch(id, 'source');
   if (src)
     return !src.negated && (src.cidr === '127.0.0.0/8' || src.cidr === '::1/128')
@@ -108,7 +115,7 @@ export function masqueradeWhy(t: Table, id: number): MasqueradeRule['why'] {
       : undefined;
   // --src-type is addrtype's, one of the other matches: without them the rule is not typed
   if (!t.hasOtherMatches(id)) return undefined;
-  const rule = t.rule(id);
+  const rule = typed();
   const types = rule.matches.flatMap((m) =>
     m.kind === 'addrtype' && m.srcType ? [m.srcType] : [],
   );
@@ -118,18 +125,12 @@ export function masqueradeWhy(t: Table, id: number): MasqueradeRule['why'] {
     : undefined;
 }
 
-/** `why` of a KUBE-MARK-MASQ rule, to spread into its MasqueradeRule (nothing where none). */
-export function whyOf(t: Table, id: number): { why?: MasqueradeRule['why'] } {
-  const why = masqueradeWhy(t, id);
-  return why ? { why } : {};
-}
-
 /** What a KUBE-MARK-MASQ rule selects, in iptables words. */
-export function masqueradeCondition(t: Table, id: number): string {
+export function masqueradeCondition(t: Table, id: number, typed = () => t.rule(id)): string {
   const src = t.addressMatch(id, 'source');
   if (src) return (src.negated ? '! -s ' : '-s ') + src.cidr;
   if (!t.hasOtherMatches(id)) return 'all';
-  const rule = t.rule(id);
+  const rule = typed();
   const parts: string[] = [];
   if (rule.inInterface)
     parts.push(`${rule.inInterface.negated ? '! ' : ''}-i ${rule.inInterface.name}`);
