@@ -19,6 +19,8 @@ export interface MasqueradeDiff {
 
 export interface DriftContext {
   node: string;
+  /** Where the node's rules were read ("nodes/N/iptables-save.txt"): evidence says FILE:LINE. */
+  source: string;
   exp: ExpectedRules;
   /** The node's whole rule set (the packet walk reads it). */
   actual: Ruleset;

@@ -70,6 +70,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   let unobserved = 0; // Service ports' findings, where the objects their endpoints come from were not read
   const ctx: DriftContext = {
     node: input.node,
+    source: input.source,
     exp,
     actual,
     nat,

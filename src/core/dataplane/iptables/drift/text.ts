@@ -10,7 +10,13 @@ import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Table } from '../read/parse.js';
 import type { ReleaseDisagrees } from '../../kube-proxy/releases.js';
 import { hostCidr } from '../../../ipv6.js';
-import { foldByBehaviour, said, type Diff, type Other } from './behaviour/by-behaviour.js';
+import {
+  foldByBehaviour,
+  refusedByNodeChains,
+  said,
+  type Diff,
+  type Other,
+} from './behaviour/by-behaviour.js';
 import { caughtByExtraRules, mayDivert } from './behaviour/caught.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
@@ -129,7 +135,9 @@ export function textDifferences(
   const { writtenBy, releaseDisagrees: disagrees } = writtenByOf(c);
   const other = disagrees ? { who: 'an older kube-proxy' } : otherRelease(c, writtenBy);
   if (other) foldByBehaviour(c, diffs, flagged, other);
-  else
+  else {
+    // a difference in kube-proxy's own chains is judged by what it does to the ports' packets
+    refusedByNodeChains(c, diffs, flagged);
     for (const [owner, d] of diffs) {
       if (d.expected.length === 0 && d.actual.length === 0) continue;
       const n = Math.max(d.expected.length, d.actual.length);
@@ -151,6 +159,7 @@ export function textDifferences(
           actual: d.actual.map(said),
         });
     }
+  }
   return {
     ...(writtenBy ? { writtenBy } : {}),
     ...(disagrees ? { releaseDisagrees: disagrees } : {}),

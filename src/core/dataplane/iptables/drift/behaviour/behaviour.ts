@@ -6,21 +6,33 @@ import type { ExpectedServicePort } from '../../../kube-proxy/service-port.js';
 import { parseIptables, type Ruleset } from '../../read/parse.js';
 import { RuleFlag } from '../../read/token-walk.js';
 import { formatIPv4, parseCidr } from '../../../../ipv4.js';
+import { lineAt } from '../../../drift.js';
 import { cidrHolds, formatIPv6, hostPort, parseCidr6 } from '../../../../ipv6.js';
 import { tracePacket } from '../../trace/trace.js';
 import { numberedPort, renamer, type NumberedPort } from './port-names.js';
 import type { DiffLine } from './by-behaviour.js';
-import { servicePortRules, type RuleLine } from '../../rule-text.js';
-import type { NodeNetwork, TracePacket } from '../../../trace/trace.js';
+import { hexMark, servicePortRules, type RuleLine } from '../../rule-text.js';
+import { markMasqSets } from '../node.js';
+import type { MatchedRule, NodeNetwork, TracePacket } from '../../../trace/trace.js';
 
 /** Where kube-proxy's rules send a share of a packet's connections. */
 export interface WalkOutcome {
   share: number;
   /** The DNAT's "IP:PORT"; undefined: the destination is unchanged. */
   dnat?: string;
-  /** kube-proxy's REJECT or DROP stopped it. */
+  /** A REJECT or DROP in a KUBE- chain stopped it. */
   refused?: 'REJECT' | 'DROP';
+  /** It carries kube-proxy's masquerade mark (never said of a packet refused). */
   masquerade: boolean;
+  /** The node's side only, where refused: what the walk met (no part of the comparison). */
+  met?: RefusedBy;
+}
+
+/** The rule that refused a packet, the mark it then carried and the rules that set it. */
+export interface RefusedBy {
+  rule: MatchedRule;
+  mark: number;
+  marked: MatchedRule[];
 }
 
 /** One packet the two rule sets treat differently: its walks' outcomes and their text. */
@@ -31,6 +43,8 @@ export interface BehaviourDiff {
   actual: string;
   wanted: WalkOutcome[];
   got: WalkOutcome[];
+  /** A share kube-proxy's rules deliver to an endpoint is dropped or rejected on the node. */
+  refused: boolean;
 }
 
 /** The rules kube-proxy would write, parsed, in the tables the node's dump holds: a nat-only
@@ -88,16 +102,37 @@ export function behaviourDiffers(
 ): BehaviourDiff[] {
   const net: NodeNetwork = { localAddresses: exp.node.ips, interfaces: [] };
   const out: BehaviourDiff[] = [];
+  const masq = { want: marksMasq(want, exp), actual: marksMasq(actual, exp) };
   for (const packet of packetsFor(exp, sp)) {
-    const wanted = outcomes(want, net, packet);
-    const got = outcomes(actual, net, packet);
+    const wanted = outcomes(want, net, packet, masq.want);
+    const got = outcomes(actual, net, packet, masq.actual, true);
     const expected = outcomesText(wanted);
     const text = outcomesText(got);
-    if (expected !== text)
-      out.push({ packet: describe(packet), sent: packet, expected, actual: text, wanted, got });
+    if (expected === text) continue;
+    const refused =
+      wanted.some((o) => o.dnat !== undefined && !o.refused) &&
+      refusedShare(got) > refusedShare(wanted) + 1e-9;
+    out.push({
+      packet: describe(packet),
+      sent: packet,
+      expected,
+      actual: text,
+      wanted,
+      got,
+      refused,
+    });
   }
   return out;
 }
+
+const refusedShare = (os: WalkOutcome[]) => os.reduce((n, o) => n + (o.refused ? o.share : 0), 0);
+
+/** The rules' KUBE-MARK-MASQ sets kube-proxy's masquerade mark (masqueradeBit, from its flags
+ * or configuration): one that sets another bit marks for something else, never masquerade. */
+const marksMasq = (rs: Ruleset, exp: ExpectedRules): boolean => {
+  const nat = rs.table('nat');
+  return nat !== undefined && (markMasqSets(nat) & exp.masqueradeMark) === exp.masqueradeMark;
+};
 
 // a chain of one Service port: KUBE-SVC-, KUBE-SEP- ... and its 16-character hash
 const PORT_CHAIN = /^KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z0-9]{16}$/;
@@ -268,24 +303,72 @@ interface Shaped {
 }
 
 /** Where kube-proxy's rules send a packet, alike outcomes merged: its DNAT, its mark for
- * masquerade and its REJECT or DROP; what the node's other rules do (a CNI's masquerade, a host
- * firewall) is not kube-proxy's and not compared. */
-function outcomes(rs: Ruleset, net: NodeNetwork, packet: TracePacket): WalkOutcome[] {
+ * masquerade (`masq`: KUBE-MARK-MASQ sets kube-proxy's mark) and a REJECT or DROP in a KUBE-
+ * chain, whichever rule it is; what the node's other rules do (a CNI's masquerade, a host
+ * firewall) is not kube-proxy's and not compared. `said`: what refused it is kept, for words. */
+function outcomes(
+  rs: Ruleset,
+  net: NodeNetwork,
+  packet: TracePacket,
+  masq: boolean,
+  said = false,
+): WalkOutcome[] {
   const merged = new Map<string, WalkOutcome>();
   for (const o of tracePacket(rs, net, packet).outcomes) {
     const last = o.rules.at(-1);
     const refused =
       o.verdict !== 'ACCEPT' && last?.chain.startsWith('KUBE-') ? o.verdict : undefined;
-    const masquerade = o.rules.some((r) => r.chain === 'KUBE-MARK-MASQ');
     const w: WalkOutcome = refused
-      ? { share: o.probability, refused, masquerade }
-      : { share: o.probability, ...(o.dnat ? { dnat: o.dnat } : {}), masquerade };
+      ? {
+          share: o.probability,
+          refused,
+          masquerade: false,
+          ...(said && last
+            ? { met: { rule: last, mark: o.mark, marked: marking(rs, o.rules) } }
+            : {}),
+        }
+      : {
+          share: o.probability,
+          ...(o.dnat ? { dnat: o.dnat } : {}),
+          masquerade: masq && o.rules.some((r) => r.chain === 'KUBE-MARK-MASQ'),
+        };
     const key = outcomeText({ ...w, share: 0 });
     const m = merged.get(key);
     if (m) m.share += w.share;
     else merged.set(key, w);
   }
   return [...merged.values()];
+}
+
+/** The rules of a walk that set a mark, as read (a rule's typed target, by its line). */
+function marking(rs: Ruleset, rules: MatchedRule[]): MatchedRule[] {
+  return rules.filter((m) => {
+    const t = rs.table(m.table);
+    const id = m.line > 0 ? (t?.ruleAtLine(m.line) ?? -1) : -1;
+    return id >= 0 && t!.rule(id).target?.kind === 'mark';
+  });
+}
+
+/** What refused a walk on the node, in words: "dropped by filter KUBE-FIREWALL (FILE:136: -A
+ * KUBE-FIREWALL ...)", and the mark the packet then carried and the rules that set it. */
+export function refusedText(
+  rs: Ruleset,
+  source: string,
+  masqueradeMark: number,
+  o: WalkOutcome,
+): string {
+  const verb = o.refused === 'REJECT' ? 'rejected' : 'dropped';
+  const m = o.met;
+  if (!m) return verb;
+  const at = (r: MatchedRule) => {
+    const t = rs.table(r.table);
+    const id = t && r.line > 0 ? t.ruleAtLine(r.line) : -1;
+    return lineAt(source, r.line > 0 ? r.line : undefined, id >= 0 ? t!.text(id) : r.rule);
+  };
+  const by = `${verb} by ${m.rule.table} ${m.rule.chain} (${at(m.rule)})`;
+  if (m.mark === 0) return by;
+  const set = m.marked.length > 0 ? `, set by ${m.marked.map(at).join(' and ')}` : '';
+  return `${by}, the packet carrying mark ${hexMark(m.mark)} (kube-proxy masquerades ${hexMark(masqueradeMark)})${set}`;
 }
 
 /** "50% -> 10.0.0.1:80 masquerade": an outcome as text, its share first. */

@@ -1,7 +1,7 @@
 // A dump spelled by a release kdebug does not model (../text.ts finds it): each Service port whose
 // rules read differently is compared by where its packets go (behaviour.ts), ports alike sharing
 // one walk.
-import type { DriftContext } from '../context.js';
+import type { DriftContext, IdSaid } from '../context.js';
 import type { ExpectedServicePort } from '../../../kube-proxy/service-port.js';
 import type { Ruleset } from '../../read/parse.js';
 import { releaseRange } from '../../../kube-proxy/releases.js';
@@ -9,8 +9,10 @@ import {
   behaviourDiffers,
   behaviourKeys,
   portsMeeting,
+  refusedText,
   sharedRules,
   wantedRules,
+  type BehaviourDiff,
   type KeyOf,
 } from './behaviour.js';
 
@@ -52,7 +54,8 @@ export interface Other {
 /**
  * A dump spelled by an unmodelled release: each Service port whose rules read differently is
  * compared by where its packets go; the same walk is spelling (one info for the node), a
- * different one is `rule-behaviour-differs`.
+ * different one is `rule-behaviour-differs`, or `service-traffic-diverted` where the node drops
+ * or rejects what kube-proxy would deliver.
  */
 export function foldByBehaviour(
   c: DriftContext,
@@ -62,6 +65,96 @@ export function foldByBehaviour(
 ): void {
   let rules = 0;
   let ports = 0;
+  walkPorts(c, diffs, flagged, (owner, sp, n, walks) => {
+    if (walks.length === 0) {
+      rules += n;
+      if (sp && n > 0) ports++;
+      return;
+    }
+    const refused = walks.find((w) => w.refused);
+    if (refused) c.add(refusedFinding(c, owner, walks, refused));
+    else
+      c.add({
+        id: 'rule-behaviour-differs',
+        service: owner,
+        title: `${walks.length === 1 ? '1 packet goes' : `${walks.length} packets go`} elsewhere than kube-proxy would send ${walks.length === 1 ? 'it' : 'them'}`,
+        message: `walked through node ${c.node}'s rules, ${walks[0]!.packet} ends ${walks[0]!.actual || 'nowhere'}; through the rules kube-proxy v1.${c.exp.release.minor} writes it ends ${walks[0]!.expected || 'nowhere'}`,
+        ...lists(walks),
+      });
+  });
+  if (rules === 0) return;
+  c.add({
+    id: 'rule-text-differs',
+    title: `written as ${other.who} writes it; kdebug models ${releaseRange()}: compared by behaviour`,
+    message: `node ${c.node}'s rules are spelled by ${other.who}: ${rules} rules${ports ? ` of ${ports} Service port${ports === 1 ? '' : 's'}` : ''} and kube-proxy's own chains read differently from what kube-proxy v1.${c.exp.release.minor} writes; every packet walked through them goes where kube-proxy would send it`,
+    expected: [],
+    actual: [],
+  });
+}
+
+/**
+ * A modelled release's dump whose own chains read differently (KUBE-MARK-MASQ's mark, a rule in
+ * KUBE-FIREWALL): the ports' packets are walked, and one the node drops or rejects where
+ * kube-proxy would deliver it is `service-traffic-diverted` (its name added to `flagged`),
+ * whichever rule does it; other differences are said as the text checks say them.
+ */
+export function refusedByNodeChains(
+  c: DriftContext,
+  diffs: Map<string, Diff>,
+  flagged: Set<string>,
+): void {
+  const node = diffs.get(NODE);
+  if (node === undefined || node.expected.length + node.actual.length === 0) return;
+  walkPorts(c, diffs, flagged, (owner, _sp, _n, walks) => {
+    const refused = walks.find((w) => w.refused);
+    if (!refused) return;
+    flagged.add(owner);
+    c.add(refusedFinding(c, owner, walks, refused));
+  });
+}
+
+/** The walks' packets and outcomes, as a finding's two lists. */
+const lists = (walks: BehaviourDiff[]) => ({
+  expected: walks.map((w) => `${w.packet}: ${w.expected}`),
+  actual: walks.map((w) => `${w.packet}: ${w.actual}`),
+});
+
+/** A port whose packets the node drops or rejects where kube-proxy would deliver them: what
+ * the walk met (the rule, its line, the mark the packet carried and who set it). */
+function refusedFinding(
+  c: DriftContext,
+  owner: string,
+  walks: BehaviourDiff[],
+  w: BehaviourDiff,
+): IdSaid {
+  const o = w.got.find((x) => x.refused)!;
+  const n = walks.filter((x) => x.refused).length;
+  const verb = o.refused === 'REJECT' ? 'rejected' : 'dropped';
+  return {
+    id: 'service-traffic-diverted',
+    service: owner,
+    title: `${n === 1 ? '1 packet is' : `${n} packets are`} ${verb} on the node where kube-proxy would send ${n === 1 ? 'it' : 'them'} to the endpoints`,
+    message: `walked through node ${c.node}'s rules, ${w.packet} ends ${w.actual}, ${refusedText(c.actual, c.source, c.exp.masqueradeMark, o)}; through the rules kube-proxy v1.${c.exp.release.minor} writes it ends ${w.expected || 'nowhere'}, so it never reaches the endpoints`,
+    ...lists(walks),
+  };
+}
+
+/**
+ * Walks the Service ports whose rules read differently (every port, where the node's own chains
+ * do) and calls `visit` with each one's walks that differ from kube-proxy's (none: the same);
+ * ports alike share one walk, and a port with a finding already is not walked.
+ */
+function walkPorts(
+  c: DriftContext,
+  diffs: Map<string, Diff>,
+  flagged: Set<string>,
+  visit: (
+    owner: string,
+    sp: ExpectedServicePort | undefined,
+    n: number,
+    walks: BehaviourDiff[],
+  ) => void,
+): void {
   // ports whose rules and differences are the same but for their own names: one walk for all
   const walkedSame = new Set<string>();
   let keyOf: KeyOf | undefined;
@@ -102,26 +195,6 @@ export function foldByBehaviour(
     const same = key !== undefined && walkedSame.has(key);
     const walks = !sp || same ? [] : behaviourDiffers(c.exp, want(sp), c.actual, sp);
     if (key !== undefined && walks.length === 0) walkedSame.add(key);
-    if (walks.length === 0) {
-      rules += n;
-      if (sp && n > 0) ports++;
-      continue;
-    }
-    c.add({
-      id: 'rule-behaviour-differs',
-      service: owner,
-      title: `${walks.length === 1 ? '1 packet goes' : `${walks.length} packets go`} elsewhere than kube-proxy would send ${walks.length === 1 ? 'it' : 'them'}`,
-      message: `walked through node ${c.node}'s rules, ${walks[0]!.packet} ends ${walks[0]!.actual || 'nowhere'}; through the rules kube-proxy v1.${c.exp.release.minor} writes it ends ${walks[0]!.expected || 'nowhere'}`,
-      expected: walks.map((w) => `${w.packet}: ${w.expected}`),
-      actual: walks.map((w) => `${w.packet}: ${w.actual}`),
-    });
+    visit(owner, sp, n, walks);
   }
-  if (rules === 0) return;
-  c.add({
-    id: 'rule-text-differs',
-    title: `written as ${other.who} writes it; kdebug models ${releaseRange()}: compared by behaviour`,
-    message: `node ${c.node}'s rules are spelled by ${other.who}: ${rules} rules${ports ? ` of ${ports} Service port${ports === 1 ? '' : 's'}` : ''} and kube-proxy's own chains read differently from what kube-proxy v1.${c.exp.release.minor} writes; every packet walked through them goes where kube-proxy would send it`,
-    expected: [],
-    actual: [],
-  });
 }
