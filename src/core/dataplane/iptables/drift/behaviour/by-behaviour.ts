@@ -69,7 +69,7 @@ export function foldByBehaviour(
     if (walks.length === 0) {
       rules += n;
       if (sp && n > 0) ports++;
-      return;
+      return false;
     }
     const refused = walks.find((w) => w.refused);
     if (refused) c.add(refusedFinding(c, owner, walks, refused));
@@ -81,6 +81,7 @@ export function foldByBehaviour(
         message: `walked through node ${c.node}'s rules, ${walks[0]!.packet} ends ${walks[0]!.actual || 'nowhere'}; through the rules kube-proxy v1.${c.exp.release.minor} writes it ends ${walks[0]!.expected || 'nowhere'}`,
         ...lists(walks),
       });
+    return true;
   });
   if (rules === 0) return;
   c.add({
@@ -107,9 +108,10 @@ export function refusedByNodeChains(
   if (node === undefined || node.expected.length + node.actual.length === 0) return;
   walkPorts(c, diffs, flagged, (owner, _sp, _n, walks) => {
     const refused = walks.find((w) => w.refused);
-    if (!refused) return;
+    if (!refused) return false;
     flagged.add(owner);
     c.add(refusedFinding(c, owner, walks, refused));
+    return true;
   });
 }
 
@@ -141,8 +143,9 @@ function refusedFinding(
 
 /**
  * Walks the Service ports whose rules read differently (every port, where the node's own chains
- * do) and calls `visit` with each one's walks that differ from kube-proxy's (none: the same);
- * ports alike share one walk, and a port with a finding already is not walked.
+ * do) and calls `visit` with each one's walks that differ from kube-proxy's (none: the same),
+ * which says whether it reported them; ports alike share a walk that reported nothing, and a
+ * port with a finding already is not walked.
  */
 function walkPorts(
   c: DriftContext,
@@ -153,7 +156,7 @@ function walkPorts(
     sp: ExpectedServicePort | undefined,
     n: number,
     walks: BehaviourDiff[],
-  ) => void,
+  ) => boolean,
 ): void {
   // ports whose rules and differences are the same but for their own names: one walk for all
   const walkedSame = new Set<string>();
@@ -194,7 +197,7 @@ function walkPorts(
       ))(sp, d);
     const same = key !== undefined && walkedSame.has(key);
     const walks = !sp || same ? [] : behaviourDiffers(c.exp, want(sp), c.actual, sp);
-    if (key !== undefined && walks.length === 0) walkedSame.add(key);
-    visit(owner, sp, n, walks);
+    // a shape whose walk says nothing says nothing for every port of that shape
+    if (!visit(owner, sp, n, walks) && key !== undefined) walkedSame.add(key);
   }
 }
