@@ -3,7 +3,6 @@
 import { lineAt, type AddFinding as Add } from '../../drift.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';
 import type { Release } from '../../kube-proxy/releases.js';
-import { hostPort } from '../../../ipv6.js';
 import type { NftRule, NftTable, NftUnread } from '../read/listing.js';
 import { ruleText } from '../render.js';
 
@@ -15,8 +14,8 @@ export interface PortCheck {
   add: Add;
   /** The script's lines, printed when a finding quotes them. */
   script: () => string[];
-  /** hairpin-connections' elements by protocol: the "ip:port" of each (a finding adds its own). */
-  hairpin: Map<string, Set<string>>;
+  /** hairpin-connections' elements by protocol and address: their ports (a finding adds its own). */
+  hairpin: Map<string, Map<string, Set<string>>>;
   release: Release;
   /** The lines of the listing not read that this comparison may rest on. */
   unread: NftUnread[];
@@ -45,16 +44,19 @@ export function elementAt(
 }
 
 /** hairpin-connections' elements kube-proxy writes (`ip . ip . proto . port`: an endpoint to
- * itself) by protocol, each as its "ip:port": an endpoint is looked up by its own address, no key
- * string made per endpoint. */
-export function hairpinElements(t: NftTable): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
+ * itself) by protocol, then address: the ports of each (a finding adds its own). An endpoint is
+ * looked up by its own address and port: no "ip:port" string is made per element or endpoint. */
+export function hairpinElements(t: NftTable): Map<string, Map<string, Set<string>>> {
+  const out = new Map<string, Map<string, Set<string>>>();
   for (const { key } of t.set('hairpin-connections')?.elements ?? []) {
-    if (key.length !== 4 || String(key[0]) !== String(key[1])) continue;
+    const ip = String(key[0]);
+    if (key.length !== 4 || ip !== String(key[1])) continue;
     const protocol = String(key[2]);
     let addresses = out.get(protocol);
-    if (!addresses) out.set(protocol, (addresses = new Set()));
-    addresses.add(hostPort(String(key[0]), key[3]!));
+    if (!addresses) out.set(protocol, (addresses = new Map()));
+    let ports = addresses.get(ip);
+    if (!ports) addresses.set(ip, (ports = new Set()));
+    ports.add(String(key[3]));
   }
   return out;
 }

@@ -206,9 +206,12 @@ export function servicePort(
   const hairpins = writes(c.release, 'nftInlineMasquerade') ? sp.reachableEndpoints : [];
   for (const ep of hairpins.filter((e) => e.local)) {
     let held = c.hairpin.get(sp.protocol);
-    if (!held) c.hairpin.set(sp.protocol, (held = new Set()));
-    if (held.has(ep.address)) continue;
-    held.add(ep.address); // one finding per element
+    if (!held) c.hairpin.set(sp.protocol, (held = new Map()));
+    let ports = held.get(ep.ip);
+    if (!ports) held.set(ep.ip, (ports = new Set()));
+    const port = String(ep.port);
+    if (ports.has(port)) continue;
+    ports.add(port); // one finding per element
     missing('masquerade-missing', {
       expected: lacking(),
       title: `${ep.address} not in hairpin-connections`,
