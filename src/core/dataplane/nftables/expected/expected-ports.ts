@@ -37,15 +37,21 @@ export function nftPortPlans(
   // two ports' keys can be one only at an address (a node port's: its port number) both write:
   // only keys at such an address are spelled out, most addresses being one port's alone
   const writer = new Map<string | number, NftPortPlan | 'several'>();
+  let shared = false;
   const wrote = (p: NftPortPlan, at: string | number) => {
     const w = writer.get(at);
     if (w === undefined) writer.set(at, p);
-    else if (w !== p) writer.set(at, 'several');
+    else if (w !== p) {
+      writer.set(at, 'several');
+      shared = true;
+    }
   };
   for (const [, p] of plans) {
     for (const e of p.entries) wrote(p, e.address ?? e.port!);
     for (const v of p.verdicts) wrote(p, v.address ?? v.port);
   }
+  // no address two ports write (most clusters): every key is its one port's
+  if (!shared) return plans;
   const keyOf = (
     sp: ExpectedServicePort,
     map: string,
