@@ -344,6 +344,9 @@ function compare(value: Value, operand: string): boolean {
 
 function one(value: Value, o: string): boolean {
   if (value.address !== undefined) {
+    // a plain IPv4 address (a set's elements, mostly): compared as a number, no CIDR made of it
+    const n = o.includes('/') ? undefined : ipv4(o);
+    if (n !== undefined) return typeof value.address === 'number' && value.address >>> 0 === n;
     const c = anyCidr(o.includes('/') ? o : `${o}/${o.includes(':') ? 128 : 32}`);
     return c !== undefined && holds(c, value.address);
   }
