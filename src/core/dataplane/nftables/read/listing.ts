@@ -224,8 +224,10 @@ export function missingSets(t: NftTable): string[] {
     // / _ . - (kube-proxy names an affinity set after its endpoint: "…/tcp/http__10.244.1.4/80")
     if (typeof v === 'string') {
       if (v.includes('@')) for (const m of v.matchAll(/(?:^|[\s{,])@([\w./-]+)/g)) used.add(m[1]!);
-    } else if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (isObject(v)) for (const k in v) walk(v[k]);
+    } else if (typeof v !== 'object' || v === null)
+      return; // numbers and booleans: most leaves
+    else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) walk(v[i]);
+    else for (const k in v) walk((v as JsonObject)[k]);
   };
   for (const c of t.chains) for (const r of c.rules) walk(r.expr);
   return [...used].filter((name) => !t.set(name)).sort();
