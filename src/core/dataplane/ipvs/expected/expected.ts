@@ -43,8 +43,9 @@ export interface ExpectedIpvs {
   bound: string[];
   /** kube-proxy's ipsets with their entries, as ipset prints them ("10.96.0.10,udp:53"). */
   ipsets: Map<string, string[]>;
-  /** The Service port each ipset entry is for ("KUBE-CLUSTER-IP 10.96.0.10,udp:53" -> its name). */
-  entryOwners: Map<string, ServicePortName>;
+  /** The Service port each ipset entry is for, by ipset then entry (KUBE-CLUSTER-IP,
+   * "10.96.0.10,udp:53" -> its name): no key string made per entry. */
+  entryOwners: Map<string, Map<string, ServicePortName>>;
   /** Its iptables rules (ip6tables' for IPv6), each chain's in the order kube-proxy writes them. */
   iptables: IpvsIptables;
   /** The release modelled, for what the text says. */
@@ -76,13 +77,17 @@ export function expectedIpvs(exp: ExpectedRules, o: IpvsExpectOptions = {}): Exp
   const nodeIPs = nodePortIPs(exp, o, notes);
   const local = new Set(o.nodeAddresses ?? exp.node.ips);
   const ipsets = new Map<string, Set<string>>();
-  const entryOwners = new Map<string, ServicePortName>();
+  const entryOwners = new Map<string, Map<string, ServicePortName>>();
   let owner: ServicePortName | undefined;
   const add = (set: string, entry: string) => {
     const name = ipsetName(set, family);
-    if (!ipsets.has(name)) ipsets.set(name, new Set());
-    ipsets.get(name)!.add(entry);
-    if (owner) entryOwners.set(`${name} ${entry}`, owner);
+    let entries = ipsets.get(name);
+    if (!entries) ipsets.set(name, (entries = new Set()));
+    entries.add(entry);
+    if (!owner) return;
+    let owners = entryOwners.get(name);
+    if (!owners) entryOwners.set(name, (owners = new Map()));
+    owners.set(entry, owner);
   };
   const bound = new Set<string>();
   const noNodeAccess: NoNodeAccess[] = [];
