@@ -89,18 +89,28 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   const findings: DriftFinding[] = [];
   const notes: DriftFinding[] = [];
   const add: Add = (id, f) => findings.push(driftFinding(id, f, { node, source }));
-  const actual = new Map(table.services.map((s) => [`${s.protocol} ${s.address}`, s]));
-  const known = new Set(exp.virtualServers.map((v) => `${v.protocol} ${v.address}`));
+  // the node's virtual servers by protocol, then address: no key string made per server
+  const actual = new Map<string, Map<string, IpvsService>>();
+  for (const s of table.services) {
+    let at = actual.get(s.protocol);
+    if (!at) actual.set(s.protocol, (at = new Map()));
+    at.set(s.address, s);
+  }
+  const serverAt = (v: ExpectedVirtualServer) => actual.get(v.protocol)?.get(v.address);
+  // what kube-proxy should have, by key: made only where something is missing or left over
+  let knownKeys: Set<string> | undefined;
+  const known = () =>
+    (knownKeys ??= new Set(exp.virtualServers.map((v) => `${v.protocol} ${v.address}`)));
   const named = new Set<IpvsService>(); // at another port of a cluster IP: said with its port
-  const listed = (v: ExpectedVirtualServer) => actual.has(`${v.protocol} ${v.address}`);
+  const listed = (v: ExpectedVirtualServer) => serverAt(v) !== undefined;
   for (const want of exp.virtualServers) {
     // read by address: one not read is neither there nor missing
     if (input.byAddress && !input.byAddress.virtualServers.has(serverKey(want))) continue;
-    const got = actual.get(`${want.protocol} ${want.address}`);
+    const got = serverAt(want);
     const line = `-A ${vsLine(want)} -s ${want.scheduler}${want.persistent !== undefined ? ` -p ${want.persistent}` : ''}`;
     if (!got) {
       const nodePort = want.kind === 'node-port';
-      const stale = stalePorts(want, exp, table, known, listed);
+      const stale = stalePorts(want, exp, table, known(), listed);
       const moved = [...stale.told, ...stale.untold];
       for (const s of moved) named.add(s);
       add(nodePort ? 'nodeport-missing' : 'service-rules-missing', {
@@ -226,7 +236,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
       if (
         s.protocol !== 'fwmark' &&
         !named.has(s) &&
-        !known.has(`${s.protocol} ${s.address}`) &&
+        !known().has(`${s.protocol} ${s.address}`) &&
         !nodePorts.has(`${s.protocol} ${s.address.split(':').pop()}`)
       )
         add('orphan-chain', {
@@ -347,7 +357,7 @@ function ipsetEntries(
     const got = sets.get(name);
     const missing = entries.filter((e) => !got?.entries.has(e));
     if (missing.length === 0) continue;
-    const owner = missing.map((e) => exp.entryOwners.get(`${name} ${e}`)).find((o) => o);
+    const owner = missing.map((e) => exp.entryOwners.get(name)?.get(e)).find((o) => o);
     add('ipset-entry-missing', {
       ...(owner ? { service: owner } : {}),
       title: `${name}: ${missing.length === 1 ? missing[0] : `${missing.length} entries`} missing`,
