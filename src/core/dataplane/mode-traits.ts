@@ -44,13 +44,30 @@ interface ModeTraits {
   /** External traffic on a node with no local endpoint under externalTrafficPolicy Local: dropped,
    * or (IPVS, kubernetes#97081) sent to other nodes' endpoints without masquerading. */
   withoutLocalEndpoint: 'drop' | 'forward-unmasqueraded';
+  /** Who programs a Service's traffic on the node in this mode. */
+  programmedBy: 'kube-proxy' | 'cilium-agent';
 }
 
 const MODES: Record<Dataplane['mode'], ModeTraits> = {
-  iptables: { ping: iptablesPing, withoutLocalEndpoint: 'drop' },
-  nftables: { ping: nftablesPing, withoutLocalEndpoint: 'drop', state: NFTABLES_STATE },
-  ipvs: { ping: ipvsPing, withoutLocalEndpoint: 'forward-unmasqueraded', state: IPVS_STATE },
-  cilium: { ping: ciliumPing, withoutLocalEndpoint: 'drop', state: CILIUM_STATE },
+  iptables: { ping: iptablesPing, withoutLocalEndpoint: 'drop', programmedBy: 'kube-proxy' },
+  nftables: {
+    ping: nftablesPing,
+    withoutLocalEndpoint: 'drop',
+    programmedBy: 'kube-proxy',
+    state: NFTABLES_STATE,
+  },
+  ipvs: {
+    ping: ipvsPing,
+    withoutLocalEndpoint: 'forward-unmasqueraded',
+    programmedBy: 'kube-proxy',
+    state: IPVS_STATE,
+  },
+  cilium: {
+    ping: ciliumPing,
+    withoutLocalEndpoint: 'drop',
+    programmedBy: 'cilium-agent',
+    state: CILIUM_STATE,
+  },
 };
 
 /** What a mode does, by the name a node's state gives it; undefined for a mode kdebug does not

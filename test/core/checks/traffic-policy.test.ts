@@ -20,6 +20,15 @@ import {
   run,
 } from './builders.js';
 import { allModes } from '../../support/modes.js';
+import { expectedRules } from '../../../src/core/dataplane/kube-proxy/expected.js';
+import { expectedNftScript } from '../../../src/core/dataplane/nftables/expected/expected.js';
+import {
+  expectedIpvs,
+  ipsetSaveLines,
+  ipvsadmSaveLines,
+  ipvsIptablesSave,
+} from '../../../src/core/dataplane/ipvs/expected/expected.js';
+import { clusterView, serviceCIDRs } from '../../../src/core/kube/objects.js';
 
 const nodePortLocal = (type = 'NodePort') =>
   aService({
@@ -213,6 +222,55 @@ describe('policy Cluster with no ready endpoint', () => {
         f!.evidence.some((e) => e.kind === 'observed' && /-j REJECT/.test(e.text)),
         f!.evidence.map(evidenceText).join('\n'),
       );
+    });
+});
+
+describe('policy Cluster with no ready endpoint, in every kube-proxy mode', () => {
+  const objects = replace(
+    healthy(),
+    'EndpointSlice',
+    'web-abcde',
+    anEndpointSlice({ endpoints: [] }),
+  );
+  const view = clusterView(objects);
+  // what kube-proxy writes on each node in that mode, as the node lists it
+  const modes: [string, RegExp, (n: string) => Record<string, string>][] = [
+    [
+      'nftables',
+      /no-endpoint-services .* : reject$/,
+      (n) => ({
+        'proxy-mode': 'nftables',
+        'nft-ip-kube-proxy': expectedNftScript(expectedRules(view, n), serviceCIDRs(view)).join(
+          '\n',
+        ),
+      }),
+    ],
+    [
+      'ipvs',
+      /virtual server/,
+      (n) => {
+        const e = expectedIpvs(expectedRules(view, n));
+        return {
+          'proxy-mode': 'ipvs',
+          'ipvsadm-save': `${ipvsadmSaveLines(e).join('\n')}\n`,
+          'ipset-save': `${ipsetSaveLines(e).join('\n')}\n`,
+          'iptables-save': `${ipvsIptablesSave(e).join('\n')}\n`,
+          'ip-addr': `eth0 UP ${view.nodes.find((x) => x.name === n)!.ips[0]}/24\nkube-ipvs0 DOWN ${e.bound.map((ip) => `${ip}/32`).join(' ')}\n`,
+        };
+      },
+    ],
+  ];
+  for (const [mode, cited, node] of modes)
+    it(`${mode}: the node's no-endpoint reject is cited as what the nodes do`, () => {
+      const nodes = { 'node-a': node('node-a'), 'node-b': node('node-b') };
+      const found = run(trafficPolicyCheck, facts(objects, nodes));
+      assert.deepEqual(ids(found), ['traffic-policy-not-checked:skip']);
+      const seen = found[0]!.evidence.filter((e) => e.kind === 'observed');
+      for (const n of ['node-a', 'node-b'])
+        assert.ok(
+          seen.some((e) => e.node === n && cited.test(e.text)),
+          found[0]!.evidence.map(evidenceText).join('\n'),
+        );
     });
 });
 

@@ -165,16 +165,11 @@ function entryLines(
     const spn = ctx.servicePortName(port);
     const tree = trees.find((t) => t.name === spn);
     const entry = tree && dp ? dp.entryLines(tree).map((l) => stateSeen(node, l)) : [];
-    // a port without endpoints is rejected by a filter rule in iptables mode, its entry's own
-    const verdicts =
-      tree && n.mode() === 'iptables'
-        ? tree.verdicts.flatMap((v) => ctx.lineEvidence(node, v.table, v.line) ?? [])
-        : [];
-    if (entry.length + verdicts.length === 0) return undefined;
+    if (entry.length === 0) return undefined;
     // a tree read in part claims no "no endpoints"
     const endpoints = [...tree!.endpoints, ...(tree!.localEndpoints ?? [])];
     if (endpoints.length === 0 && !tree!.partial) toNone.push(`${port.port}/${port.protocol}`);
-    lines.push(...entry, ...verdicts);
+    lines.push(...entry);
   }
   return { lines, toNone };
 }

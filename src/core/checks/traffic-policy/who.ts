@@ -4,12 +4,14 @@
 // that, never kube-proxy on a node it does not run on.
 import { listFew } from '../check.js';
 import type { CheckContext } from '../context.js';
+import { modeTraits } from '../../dataplane/mode-traits.js';
 
 type Proxy = 'kube-proxy' | 'cilium' | 'cilium-recorded' | 'none-known';
 
 function proxyOn(ctx: CheckContext, node: string): Proxy {
   const state = ctx.analysis.state(node);
-  if (state.mode.value !== 'cilium') return 'kube-proxy';
+  // a mode kdebug does not model is kube-proxy's (userspace, kernelspace)
+  if (modeTraits(state.mode.value)?.programmedBy !== 'cilium-agent') return 'kube-proxy';
   if (!state.agentMissing) return 'cilium';
   return state.agentMissing.ran ? 'cilium-recorded' : 'none-known';
 }

@@ -2,7 +2,7 @@
 import type { IptablesDataplane } from '../dataplane.js';
 import { iptablesLocalDrops } from './local-policy.js';
 import { IPTABLES_HAIRPIN, iptablesHairpin } from './hairpin.js';
-import { iptablesClusterIpLines, iptablesEntryLines } from './ping.js';
+import { iptablesClusterIpLines, iptablesEntryLines, iptablesVerdictLines } from './ping.js';
 import { nodeDrift } from './drift/drift.js';
 import type { Ruleset } from './read/parse.js';
 import type { ClusterView } from '../../kube/objects.js';
@@ -42,7 +42,11 @@ export function iptablesDataplane(
     hairpinHow: IPTABLES_HAIRPIN,
     noLocalEndpointLines: (tree) => iptablesLocalDrops(ruleset, source, tree),
     notCompared: () => undefined,
-    entryLines: (tree) => iptablesEntryLines(ruleset, source, tree),
+    // a port without endpoints is rejected by a filter rule, not by its entry
+    entryLines: (tree) => [
+      ...iptablesEntryLines(ruleset, source, tree),
+      ...iptablesVerdictLines(ruleset, source, tree),
+    ],
     // any line skipped may have held any Service's rule; a cut is said apart (driftUnavailable)
     notReadFor: () =>
       ruleset

@@ -51,3 +51,15 @@ export function iptablesEntryLines(
       : [];
   });
 }
+
+/** The filter (or old nat) rules that reject or drop a tree's traffic (its port without
+ * endpoints), each as its table holds it; a rule not read is left out. */
+export const iptablesVerdictLines = (rs: Ruleset, source: string, tree: ServiceTree): StateLine[] =>
+  tree.verdicts.flatMap((v) => {
+    const t = rs.table(v.table);
+    const id = t ? t.ruleAtLine(v.line) : -1;
+    const file = t?.file ?? source;
+    return t && id >= 0
+      ? [{ text: `${file}:${v.line}: ${t.text(id)}`, source: file, line: v.line }]
+      : [];
+  });
