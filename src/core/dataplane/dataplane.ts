@@ -60,6 +60,9 @@ export interface Common {
   /** Where the read of the rules a walk went through stopped (a listing cut short), per outcome
    * what it met there; undefined where they were read whole. `file`: how to name the source. */
   readStop?(walked: TraceResult, file: string): ReadStop | undefined;
+  /** What rejected a connection `walked` rejected on `node`, as a phrase ("by the REJECT rule on
+   * NODE ..."), in the words of this mode's walk. */
+  rejectedBy(walked: TraceResult, node: string): string;
   /** What the node holds for a ClusterIP and one of its ports: what a ping and a connection meet. */
   clusterIpLines(q: ClusterIpQuery): StateLine[];
   /** Whether a Pod balanced to itself through the Service is masqueraded here. */

@@ -1,6 +1,11 @@
 // The packet walk (dataplane/trace/) as evidence lines: what kube-proxy's rules on a node do to one
 // packet a process on that node sends, e.g. an ICMP echo or a TCP SYN to a ClusterIP.
-import { shareText, type TraceOutcome, type TraceProtocol } from '../../dataplane/trace/trace.js';
+import {
+  rejectRuleOn,
+  shareText,
+  type TraceOutcome,
+  type TraceProtocol,
+} from '../../dataplane/trace/trace.js';
 import type { Traced } from '../../dataplane/trace/answer.js';
 import type { CheckContext } from '../context.js';
 import { hostPort, type IPFamily } from '../../ipv6.js';
@@ -105,10 +110,9 @@ export function connectionFate(
  * virtual server without a real server, or the REJECT rule kube-proxy writes (iptables,
  * nftables) for a Service port without ready endpoints. */
 export function rejectedBy(ctx: CheckContext, node: string, r: WalkRequest): string {
-  const last = walk(ctx, node, r)?.result.outcomes[0]?.rules.at(-1);
-  if (last?.table === 'ipvs')
-    return `by the IPVS virtual server ${last.chain} on ${node}, which has ${last.effect}`;
-  return `by the REJECT rule on ${node} that kube-proxy writes for a Service without ready endpoints`;
+  const walked = walk(ctx, node, r)?.result;
+  const dataplane = rulesFor(ctx, node, r.dst).dataplane();
+  return walked && dataplane ? dataplane.rejectedBy(walked, node) : rejectRuleOn(node);
 }
 
 /** Where a Pod's connection on `node` never reaches the Service rules a probe from the node

@@ -15,6 +15,7 @@ import { healthChecked, healthServerOf } from './expected/health-server.js';
 import { expectedCilium, type CiliumNode } from './expected/expected.js';
 import { frontendKey, type CiliumTable } from './read/listing.js';
 import { traceCiliumPacket } from './trace.js';
+import { rejectRuleOn } from '../trace/trace.js';
 import { originOf, sendersOf } from './trace-source.js';
 import { refusal } from './agent/refused.js';
 import { leftToKubeProxy } from './drift/left-to-kube-proxy.js';
@@ -154,6 +155,8 @@ export function ciliumDataplane(
       });
       return refused ? { ...walked, notes: [...walked.notes, refused.why] } : walked;
     },
+    // a rejection said in kube-proxy's words here too: the agent's own are not modelled yet
+    rejectedBy: (_walked, node) => rejectRuleOn(node),
     // the agent's table holds no per-address line a ping meets: its walk says what happens
     clusterIpLines: () => [],
     hairpin: () => ({ kind: 'not-checked', why: "Cilium's agent, not kube-proxy, handles it" }),

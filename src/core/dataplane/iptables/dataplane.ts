@@ -8,6 +8,7 @@ import type { Ruleset } from './read/parse.js';
 import type { ClusterView } from '../../kube/objects.js';
 import type { ServiceListScope } from '../../facts/service-list-scope.js';
 import { tracePacket } from './trace/trace.js';
+import { rejectRuleOn } from '../trace/trace.js';
 import { readStop } from './trace/trace-cut.js';
 import { buildServiceTrees } from './trees.js';
 
@@ -37,6 +38,7 @@ export function iptablesDataplane(
       }),
     trace: (packet, net) => tracePacket(ruleset, net, packet),
     readStop: (walked, file) => readStop(ruleset, file, walked.outcomes),
+    rejectedBy: (_walked, node) => rejectRuleOn(node),
     clusterIpLines: (q) => iptablesClusterIpLines(ruleset, source, q),
     hairpin: (q) => iptablesHairpin(ruleset, source, q),
     hairpinHow: IPTABLES_HAIRPIN,

@@ -13,7 +13,7 @@ import type { Ipset } from './read/ipset.js';
 import type { IpsetTested } from './read/by-address.js';
 import type { IpvsTable } from './read/listing.js';
 import { buildIpvsTrees, type IpvsKnown } from './trees.js';
-import { traceIpvsPacket } from './trace/trace.js';
+import { ipvsRejectedBy, traceIpvsPacket } from './trace/trace.js';
 import { ipvsReadStop } from './trace/cut.js';
 import type { KubeProxyConfig } from '../../kube/objects.js';
 
@@ -104,6 +104,7 @@ export function ipvsDataplane(
       return traceIpvsPacket(read, net, packet, { clusterCIDR, masqueradeAll });
     },
     readStop: (walked, file) => ipvsReadStop(read.table, file, walked),
+    rejectedBy: ipvsRejectedBy,
     clusterIpLines: (q) => ipvsClusterIpLines(read.table, source, q),
     hairpin: (q) => ipvsHairpin({ ...read, nat: iptables() }, q),
     hairpinHow: IPVS_HAIRPIN,

@@ -10,6 +10,7 @@ import { nftablesDrift, unreadFor } from './drift.js';
 import { unreadAt, type NftTable } from './read/listing.js';
 import { traceNftPacket } from './trace.js';
 import { nftReadStop } from './trace-cut.js';
+import { rejectRuleOn } from '../trace/trace.js';
 import { buildNftServiceTrees, noEndpointElement } from './trees.js';
 import type { ServiceTree, ServiceTrees } from '../trees.js';
 
@@ -49,6 +50,7 @@ export function nftablesDataplane(
       }),
     trace: (packet, net) => traceNftPacket(table, net, packet),
     readStop: (walked, file) => nftReadStop(table, file, walked),
+    rejectedBy: (_walked, node) => rejectRuleOn(node),
     clusterIpLines: (q) => nftablesClusterIpLines(table, source, q),
     hairpin: (q) => nftablesHairpin(table, source, q),
     hairpinHow: NFTABLES_HAIRPIN,

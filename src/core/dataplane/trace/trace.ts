@@ -78,6 +78,11 @@ export interface TraceOutcome {
   cut?: CutMet;
 }
 
+/** The rule that rejects a connection to a Service port without ready endpoints, as kube-proxy's
+ * rules (iptables, nftables) write it. */
+export const rejectRuleOn = (node: string) =>
+  `by the REJECT rule on ${node} that kube-proxy writes for a Service without ready endpoints`;
+
 /** An outcome's share as text: "?" where it is not known. */
 export const shareText = (o: Pick<TraceOutcome, 'probability' | 'shareUnknown'>): string =>
   o.shareUnknown ? '?' : percent(o.probability);

@@ -10,12 +10,13 @@ import type { IpvsRead } from '../dataplane.js';
 import { containsAny, hostPort } from '../../../ipv6.js';
 import { percent } from '../../../model.js';
 import { serverKey } from '../read/by-address.js';
-import type {
-  MatchedRule,
-  NodeNetwork,
-  TraceOutcome,
-  TracePacket,
-  TraceResult,
+import {
+  rejectRuleOn,
+  type MatchedRule,
+  type NodeNetwork,
+  type TraceOutcome,
+  type TracePacket,
+  type TraceResult,
 } from '../../trace/trace.js';
 import { sharesOf } from '../schedulers.js';
 import { FORWARD_FLAG, sentTo } from '../forwarding.js';
@@ -196,4 +197,13 @@ export function traceIpvsPacket(
       });
     }),
   };
+}
+
+/** What rejected a connection the walk rejected: the virtual server it ended at, without a real
+ * server, else (a rule of kube-proxy's iptables beside it) the REJECT rule. */
+export function ipvsRejectedBy(walked: TraceResult, node: string): string {
+  const last = walked.outcomes[0]?.rules.at(-1);
+  return last?.table === 'ipvs'
+    ? `by the IPVS virtual server ${last.chain} on ${node}, which has ${last.effect}`
+    : rejectRuleOn(node);
 }
