@@ -33,6 +33,10 @@ export interface StateTraits {
   perFamily: boolean;
   /** A frontend's backends are its own (Cilium): no local-only trees to pick from. */
   ownBackends: boolean;
+  /** A listing read in part where it may hold the Service says no match at all (what it lacks
+   * may be missing from the listing only); false: the match is said, the lines not read beside
+   * it as not observed. */
+  partReadNoMatch: boolean;
 }
 
 /** What each mode does, known before any node's state was read. */
@@ -74,3 +78,12 @@ const MODES: Record<Dataplane['mode'], ModeTraits> = {
  * model (userspace, kernelspace, or whatever a ConfigMap says). */
 export const modeTraits = (mode: string | undefined): ModeTraits | undefined =>
   mode !== undefined && Object.hasOwn(MODES, mode) ? MODES[mode as Dataplane['mode']] : undefined;
+
+/** kube-proxy's mode where nothing names one: its default on Linux. */
+export const DEFAULT_MODE: Dataplane['mode'] = 'iptables';
+
+/** Whether a mode's state is the node's iptables dump itself (iptables mode), not one of its own. */
+export const stateIsIptablesDump = (mode: string | undefined): boolean => {
+  const traits = modeTraits(mode);
+  return traits !== undefined && traits.state === undefined;
+};

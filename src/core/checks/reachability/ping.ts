@@ -12,7 +12,7 @@ import { connectProbe, observed, probed, probedEvidence } from './probes.js';
 import { treeOf } from '../rules/summary.js';
 import { connectionFate, packetWalk } from './packet-evidence.js';
 import { hostPort } from '../../ipv6.js';
-import { modeTraits } from '../../dataplane/mode-traits.js';
+import { DEFAULT_MODE, modeTraits } from '../../dataplane/mode-traits.js';
 
 const finding = findingOf('reachability');
 
@@ -46,7 +46,7 @@ function owners(
 export function pingExplained(ctx: CheckContext, svc: Service): Finding[] {
   const port = svc.ports[0];
   if (!port) return [];
-  const mode = ciliumNodes(ctx).length > 0 ? 'cilium' : (clusterMode(ctx) ?? 'iptables');
+  const mode = ciliumNodes(ctx).length > 0 ? 'cilium' : (clusterMode(ctx) ?? DEFAULT_MODE);
   if (mode !== MIXED_PROXY_MODES)
     return modeTraits(mode) ? [pingInMode(ctx, svc, port, mode, ctx.nodeNames(), false)] : [];
   // nodes seen in different modes: one explanation a mode, beside its own nodes' evidence

@@ -16,7 +16,7 @@ import {
   pending,
   saveNodeOutput,
 } from '../check.js';
-import { modeTraits } from '../../dataplane/mode-traits.js';
+import { DEFAULT_MODE, modeTraits, stateIsIptablesDump } from '../../dataplane/mode-traits.js';
 import type { CheckContext, RulesMatched } from '../context.js';
 import { ciliumNodes, kubeProxyLogs, proxyModes, replacement } from '../kube-proxy/kube-proxy.js';
 import { tableNode, unreadable } from './table.js';
@@ -208,9 +208,10 @@ export const rulesCheck: Check<'rules'> = {
     const drifted = new Set<string>();
     const notCompared = new Set<string>();
     for (const node of nodes) {
-      const mode = modes.find((m) => m.node === node)?.mode ?? 'iptables';
+      const mode = modes.find((m) => m.node === node)?.mode ?? DEFAULT_MODE;
       // Cilium's agent reads the EndpointSlices itself: kube-proxy's objects are not its
-      const blind = mode === 'cilium' ? undefined : endpointsUnseen(ctx, node);
+      const blind =
+        modeTraits(mode)?.programmedBy === 'cilium-agent' ? undefined : endpointsUnseen(ctx, node);
       if (blind) {
         items.push(on(node, blind));
         notCompared.add(node);
@@ -304,8 +305,8 @@ export const rulesCheck: Check<'rules'> = {
       for (const f of out)
         if (f.status !== 'pass' && (f.nodes ?? [f.node]).every((n) => n && drifted.has(n)))
           f.title = `${f.title} (unlike ${listFew(clean, 3)})`;
-    const iptablesNodes = nodes.filter(
-      (n) => (modes.find((m) => m.node === n)?.mode ?? 'iptables') === 'iptables',
+    const iptablesNodes = nodes.filter((n) =>
+      stateIsIptablesDump(modes.find((m) => m.node === n)?.mode ?? DEFAULT_MODE),
     );
     // the IPv6 half on nftables and IPVS nodes, compared as the IPv4 one
     const ipv6Tables = svc.clusterIPs.some((ip) => ip.includes(':'))

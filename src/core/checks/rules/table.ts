@@ -194,12 +194,11 @@ export function tableNode(
     : [];
   // Cilium's table read in part: what it lacks of the Service is not observed, so no match is
   // said, as a dump cut short is not compared
-  const cilium = n.mode() === 'cilium';
   const unread =
     blind.length === 0
       ? []
       : [
-          cilium
+          m.partReadNoMatch
             ? ciliumReadInPart(node, svc, read.source, blind)
             : nftNotRead(m, read.source, node, svc, blind),
         ];
@@ -208,7 +207,7 @@ export function tableNode(
     redirects.length > 0 ||
     parts.length === 0 ||
     forwarding ||
-    (cilium && unread.length > 0)
+    (m.partReadNoMatch && unread.length > 0)
   )
     return drifted.concat(on([...unread, ...partly]));
   const keeper = m.perFamily ? `kube-proxy's ${m.word} state` : `${m.word}'s agent`;

@@ -14,4 +14,5 @@ export const CILIUM_STATE: StateTraits = {
   // one table holds both families
   perFamily: false,
   ownBackends: true,
+  partReadNoMatch: true,
 };

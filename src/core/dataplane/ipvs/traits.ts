@@ -13,6 +13,7 @@ export const IPVS_STATE: StateTraits = {
   sendsTo: 'endpoints',
   perFamily: true,
   ownBackends: false,
+  partReadNoMatch: false,
 };
 
 /** What of IPVS mode's state was not there to compare: its ipsets, its iptables tables, the reads

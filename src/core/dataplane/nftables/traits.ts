@@ -15,4 +15,5 @@ export const NFTABLES_STATE: StateTraits = {
   sendsTo: 'endpoints',
   perFamily: true,
   ownBackends: false,
+  partReadNoMatch: false,
 };
