@@ -5,6 +5,7 @@ import { familyNotRecorded, nodeDump } from '../facts/facts.js';
 import { serviceListScope, type ServiceListScope } from '../facts/service-list-scope.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
 import { agentName, partialText } from '../dataplane/cilium/agent/agent.js';
+import type { AgentPod, CiliumAgent } from '../dataplane/cilium/agent/agent.js';
 import { servedByCilium } from '../dataplane/cilium/drift/left-to-kube-proxy.js';
 import { agentUnread, besideUnread } from '../dataplane/cilium/beside-unread.js';
 import { couldNotRead, type Dataplane } from '../dataplane/dataplane.js';
@@ -182,13 +183,25 @@ export class NodeAnalysis extends NodeExpected {
     return cut && { kind: 'dump-cut', source: read!.source, cut };
   }
 
+  /** The node's Cilium agent Pod, where the agent replaces kube-proxy here (its mode is cilium). */
+  replacingAgent(): AgentPod | undefined {
+    return this.mode() === 'cilium' ? this.analysis.state(this.name).cilium : undefined;
+  }
+
+  /** Where the agent replaces kube-proxy here with no Pod of it in the API, the agent its
+   * recorded status shows. */
+  recordedAgent(): CiliumAgent | undefined {
+    return this.mode() === 'cilium'
+      ? this.analysis.state(this.name).agentMissing?.agent
+      : undefined;
+  }
+
   /** Why nothing of the node's Cilium agent was listed where its release refuses cilium-config
    * and it is not ready, so has not started (refused.ts); undefined where it started, its
    * readiness was not read, or a listing of it was read (one that failed shows nothing ran). */
   agentNotStarted(): string | undefined {
-    const agent = this.analysis.state(this.name).cilium;
-    if (this.mode() !== 'cilium' || this.family === 'IPv6' || !agent || this.cilium()?.read)
-      return undefined;
+    const agent = this.replacingAgent();
+    if (this.family === 'IPv6' || !agent || this.cilium()?.read) return undefined;
     return notStarted(agent) ? refusedText(agent, false) : undefined;
   }
 
@@ -271,7 +284,7 @@ export class NodeAnalysis extends NodeExpected {
     const next = pod
       ? kubectl(pod.namespace, 'exec', valid.name(pod.name), '--', 'kube-proxy', '--cleanup')
       : onNodeCommand(this.name, ['kube-proxy', '--cleanup'], { hostBinaries: true });
-    const agent = this.mode() === 'cilium' ? this.replacingAgent() : undefined;
+    const agent = this.mode() === 'cilium' ? this.replacingAgentSaid() : undefined;
     return others.flatMap(
       (o) =>
         (agent
@@ -282,7 +295,7 @@ export class NodeAnalysis extends NodeExpected {
 
   /** The Cilium agent that replaces kube-proxy on this node (mode cilium), as the finding on
    * kube-proxy's state beside it names it. */
-  private replacingAgent(): ReplacingAgent | undefined {
+  private replacingAgentSaid(): ReplacingAgent | undefined {
     const state = this.analysis.state(this.name);
     const agent = state.cilium ?? state.agentMissing?.agent;
     if (!agent) return undefined;

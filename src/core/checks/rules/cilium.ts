@@ -23,9 +23,8 @@ export function ciliumRefused(
   n: NodeAnalysis,
   listed: boolean,
 ): Finding | undefined {
-  if (n.mode() !== 'cilium') return undefined;
   const node = n.name;
-  const agent = ctx.analysis.state(node).cilium;
+  const agent = n.replacingAgent();
   const said = agent && refusal(agent, listed);
   if (!agent || !said) return undefined;
   return finding(
@@ -50,9 +49,8 @@ export function ciliumRefused(
  * beside what they show (a note), as drift says it. */
 export function ciliumPodAbsent(ctx: CheckContext, n: NodeAnalysis): Finding[] {
   const node = n.name;
-  const agent = ctx.analysis.state(node).agentMissing?.agent;
   const read = n.stateRead();
-  if (n.mode() !== 'cilium' || !agent || !read || read.failure) return [];
+  if (!n.recordedAgent() || !read || read.failure) return [];
   return [
     finding(
       'cilium-agent-pod-absent',
@@ -92,8 +90,8 @@ export function ciliumRedirected(
  * each Service's said once: a note, a warn where every client is let in despite the spec. */
 export function ciliumIgnoredRanges(ctx: CheckContext, n: NodeAnalysis, svc: Service): Finding[] {
   const node = n.name;
-  const agent = ctx.analysis.state(node).cilium;
-  if (n.mode() !== 'cilium' || !agent) return [];
+  const agent = n.replacingAgent();
+  if (!agent) return [];
   const name = `${svc.namespace}/${svc.name}`;
   const frontends = n.ciliumExpected(ctx.scope) ?? [];
   const said = ignoredRangesOf(
@@ -143,8 +141,8 @@ export interface CiliumNodeStated {
 /** The nodes in Cilium's mode whose agent was found, each with its settings and their sources. */
 export function ciliumNodesStated(ctx: CheckContext): CiliumNodeStated[] {
   return ctx.nodeNames().flatMap((node) => {
-    const agent = ctx.analysis.state(node).cilium;
-    if (!agent || ctx.analysis.node(node).mode() !== 'cilium') return [];
+    const agent = ctx.analysis.node(node).replacingAgent();
+    if (!agent) return [];
     return [
       {
         node,
