@@ -284,7 +284,7 @@ export class NodeAnalysis extends NodeExpected {
     const next = pod
       ? kubectl(pod.namespace, 'exec', valid.name(pod.name), '--', 'kube-proxy', '--cleanup')
       : onNodeCommand(this.name, ['kube-proxy', '--cleanup'], { hostBinaries: true });
-    const agent = this.mode() === 'cilium' ? this.replacingAgentSaid() : undefined;
+    const agent = this.replacingAgentSaid();
     return others.flatMap(
       (o) =>
         (agent
@@ -296,9 +296,9 @@ export class NodeAnalysis extends NodeExpected {
   /** The Cilium agent that replaces kube-proxy on this node (mode cilium), as the finding on
    * kube-proxy's state beside it names it. */
   private replacingAgentSaid(): ReplacingAgent | undefined {
-    const state = this.analysis.state(this.name);
-    const agent = state.cilium ?? state.agentMissing?.agent;
+    const agent = this.replacingAgent() ?? this.recordedAgent();
     if (!agent) return undefined;
+    const state = this.analysis.state(this.name);
     const pod = this.analysis.index.kubeProxyPod(this.name);
     return {
       name: agentName(agent),
