@@ -5,6 +5,10 @@ import { describe, it } from 'node:test';
 import { nodeDump } from '../../../src/core/facts/facts.js';
 import { parseIptables } from '../../../src/core/dataplane/iptables/read/parse.js';
 import {
+  rulesetFromState,
+  rulesetState,
+} from '../../../src/core/dataplane/iptables/read/ruleset.js';
+import {
   backendToRead,
   modeFromRules,
   nodeBackends,
@@ -154,6 +158,14 @@ describe('a parsed dump shows the same signs as its text', () => {
   ];
   for (const [name, dump] of cases)
     it(name, () => assert.deepEqual(rulesetSigns(parseIptables(dump)), textSigns(dump)));
+  it('the parser keeps the line of the legacy warning, through a family and a worker', () => {
+    const rs = parseIptables(KUBE_NAT + WARNING);
+    const line = KUBE_NAT.split('\n').length;
+    assert.equal(rs.legacyWarning, line);
+    assert.equal(rs.ofFamily('IPv4').legacyWarning, line);
+    assert.equal(rulesetFromState(rulesetState(rs, new Uint8Array())).legacyWarning, line);
+    assert.equal(parseIptables(KUBE_NAT).legacyWarning, undefined);
+  });
   it('each sign can be seen (the cases are not all alike)', () => {
     const signs = cases.map(([, d]) => textSigns(d));
     assert.deepEqual(

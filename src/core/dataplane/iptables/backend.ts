@@ -23,8 +23,7 @@ export interface NodeBackends {
  * chain listing (`iptables -t nat -S`) declares it, or the small KUBE-POSTROUTING kube-proxy
  * writes with it, with -N. */
 const KUBE_SERVICES = /^(?::KUBE-SERVICES |-N KUBE-(?:SERVICES|POSTROUTING)$)/m;
-const LEGACY_NOTE = 'Warning: iptables-legacy tables present';
-const LEGACY_WARNING = new RegExp(`^# ${LEGACY_NOTE}`, 'm');
+const LEGACY_WARNING = /^# Warning: iptables-legacy tables present/m;
 const IPVS_MATCH = '--match-set KUBE-CLUSTER-IP ';
 
 export const hasKubeChains = (dump: string): boolean => KUBE_SERVICES.test(dump);
@@ -74,9 +73,7 @@ export function rulesetSigns(rs: Ruleset): DumpSigns {
   const iptables = nats.some((nat) => nat.hasChainOfKind('KUBE-SVC', 'KUBE-SEP'));
   return {
     kubeChains: nats.some((nat) => nat.chain('KUBE-SERVICES')?.declared === true),
-    legacyTablesWarning: rs.warnings.some(
-      (w) => w.kind === 'backend' && w.message.startsWith(LEGACY_NOTE),
-    ),
+    legacyTablesWarning: rs.legacyWarning !== undefined,
     mode: ipvs ? 'ipvs' : iptables ? 'iptables' : undefined,
   };
 }

@@ -68,6 +68,8 @@ export class Ruleset {
   cut: DumpCut | undefined;
   /** The greps without context options whose output the dump is: each chain it shows is part. */
   filtered: { command: string; line: number; keeps: string }[] = [];
+  /** The line of iptables-nft's warning that the legacy backend holds tables too, when present. */
+  legacyWarning: number | undefined;
   private byLine: Map<number, { table: Table; id: number }> | undefined;
 
   constructor(
@@ -99,6 +101,7 @@ export class Ruleset {
     rs.foreign = this.foreign;
     rs.cut = this.cut;
     rs.filtered = this.filtered;
+    rs.legacyWarning = this.legacyWarning;
     return rs;
   }
 
@@ -136,6 +139,7 @@ export interface RulesetState {
   foreign: ForeignKind[];
   cut: DumpCut | undefined;
   filtered: Ruleset['filtered'];
+  legacyWarning: number | undefined;
 }
 
 export function rulesetState(rs: Ruleset, buf: Uint8Array): RulesetState {
@@ -149,6 +153,7 @@ export function rulesetState(rs: Ruleset, buf: Uint8Array): RulesetState {
     foreign: rs.foreign,
     cut: rs.cut,
     filtered: rs.filtered,
+    legacyWarning: rs.legacyWarning,
   };
 }
 
@@ -160,5 +165,6 @@ export function rulesetFromState(s: RulesetState): Ruleset {
   rs.foreign = s.foreign;
   rs.cut = s.cut;
   rs.filtered = s.filtered;
+  rs.legacyWarning = s.legacyWarning;
   return rs;
 }

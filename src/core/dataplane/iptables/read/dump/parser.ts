@@ -110,6 +110,7 @@ export class DumpParser {
     rs.generator = state.generator;
     rs.filtered = this.cuts.filteredBy();
     rs.foreign = [...state.foreign.keys()];
+    rs.legacyWarning = state.legacyWarning;
     const cut = state.warnings.find((w) => w.kind === 'truncated');
     if (cut) rs.cut = { line: cut.line, reason: cut.reason ?? cut.message, message: cut.message };
     const main = mainForeign(state);
