@@ -11,13 +11,16 @@ import {
 } from '../../dataplane/cilium/agent/agent.js';
 import type { Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
+import { modeTraits } from '../../dataplane/mode-traits.js';
 import { count, findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { kubeProxyPods } from './pods.js';
 
-/** The nodes where Cilium's agent replaces kube-proxy (their node state says so). */
+/** The nodes where Cilium's agent replaces kube-proxy (their node state's mode says so). */
 export const ciliumNodes = (ctx: CheckContext): string[] =>
-  ctx.nodeNames().filter((n) => ctx.analysis.state(n).mode.value === 'cilium');
+  ctx
+    .nodeNames()
+    .filter((n) => modeTraits(ctx.analysis.state(n).mode.value)?.programmedBy === 'cilium-agent');
 
 /** Where agents refuse cilium-config as read (agent.ts notKnown): its value is in no configuration
  * they are seen to run on. */
