@@ -156,14 +156,18 @@ export function sharedRules(actual: Ruleset): SharedRules {
     else byName.set(key, [text]);
   };
   for (const t of actual.tables)
-    for (const c of t.chains) {
-      if (PORT_CHAIN.test(c.name)) continue;
+    // by index, a port's own chains by the kind their name reads as (PORT_CHAIN's): no Chain
+    // view nor name made for the 100,000 of a large node
+    for (let c = 0; c < t.chainCount; c++) {
+      if (t.kindOf(c) !== undefined) continue;
       // rules that name no destination or port meet every port's packets: where a port's rule
       // stands among them is part of what its packets meet, so each of its rules says how many
       // come before it in the chain
       let catchAll = 0;
       const add = (key: string, text: string) => addTo(key, `${text} @${catchAll}`);
-      for (const id of c.ruleIds) {
+      const count = t.ruleCountOf(c);
+      for (let k = 0; k < count; k++) {
+        const id = t.ruleIdOf(c, k);
         // -d and --dport as the table read them (a comment's words are no match)
         const flags = t.flags(id);
         const dst = t.destination(id);
@@ -215,6 +219,7 @@ export function behaviourKeys(
   const { pod, outside, node } = sourcesOf(exp);
   const shapes = new Map<string, Shaped>(); // by the shape's key (numberedPort's)
   const written = new Map<string, number>(); // a shape's numbered rules, one number per text
+  const marks = new Map<string, Marking>(); // by a shape's number and its differing lines
   const shaped = (port: NumberedPort): Shaped => {
     let s = shapes.get(port.key);
     if (s) return s;
@@ -243,32 +248,17 @@ export function behaviourKeys(
     )
       return undefined;
     const numbered = numberedPort(sp);
-    const { names } = numbered;
     const { id, rules } = shaped(numbered);
     // the differences kube-proxy's side has are the port's own lines, renamed as numberedPort
-    // numbers them: each is marked where it stands (by its place among the shape's rules)
-    const differs = { nat: new Map<string, number>(), filter: new Map<string, number>() };
-    const marked: number[] = [];
+    // numbers them: each is marked where it stands (by its place among the shape's rules); ports
+    // of one shape mostly differ alike, so each shape's marking of those lines is made once
+    let own = `#${id}`;
     if (diff.expected.length > 0) {
-      const own = renamer(names, true);
-      for (const l of diff.expected) {
-        const k = own(l.text);
-        differs[l.table].set(k, (differs[l.table].get(k) ?? 0) + 1);
-      }
-      let at = 0;
-      for (const table of ['nat', 'filter'] as const)
-        for (const r of rules[table]) {
-          const n = differs[table].size > 0 ? differs[table].get(r.text) : undefined;
-          if (n) {
-            differs[table].set(r.text, n - 1);
-            marked.push(at);
-          }
-          at++;
-        }
+      const rename = renamer(numbered, true);
+      for (const l of diff.expected) own += `\n${l.table} ${rename(l.text)}`;
     }
-    const left = (['nat', 'filter'] as const).flatMap((table) =>
-      [...differs[table]].flatMap(([l, n]) => Array<string>(n).fill(`${table} ${l}`)),
-    );
+    let mark = marks.get(own);
+    if (!mark) marks.set(own, (mark = markDiffers(rules, diff.expected.length > 0 ? own : '')));
     // the port's own chains the node's side differs in, whole and in order: a rule's place in its
     // chain is part of what it does (a DROP before the jumps, or after the last); in the shared
     // chains the rules met below keep their order
@@ -277,16 +267,16 @@ export function behaviourKeys(
       if (PORT_CHAIN.test(l.chain)) differed.set(`${l.table} ${l.chain}`, l);
     const placed = [...differed].flatMap(([at, l]) => [`@ ${at}`, ...chainRules(l.table, l.chain)]);
     const met: string[] = [];
-    for (const k of [...hosts, ...numbers.map(String)]) {
+    const meet = (k: string) => {
       const rules = shared.byName.get(k);
       if (rules) for (const r of rules) met.push(r);
-    }
-    const renamed = renamer(names);
+    };
+    for (const h of hosts) meet(h);
+    for (const n of numbers) meet(String(n));
+    const renamed = renamer(numbered);
     return [
       sp.protocol,
-      `#${id} ${marked.join(',')}`,
-      '-',
-      ...left,
+      (mark.said ??= [`#${id} ${mark.marked.join(',')}`, '-', ...mark.left].join('\n')),
       '+',
       ...diff.actual.map((l) => `-t ${l.table} ${renamed(l.text)}`),
       ...placed.map(renamed),
@@ -294,6 +284,44 @@ export function behaviourKeys(
       ...met.map(renamed),
     ].join('\n');
   };
+}
+
+/** The places among a shape's rules of the lines kube-proxy's side has that the node's lacks,
+ * and those of them the shape does not write ("table text" each). */
+interface Marking {
+  marked: number[];
+  left: string[];
+  /** Both as the key says them, made once. */
+  said?: string;
+}
+
+/** Marks the differing lines (`own`: the shape's number, then "table text" a line each, renamed
+ * as numberedPort numbers them; '' for none) where they stand among the shape's rules. */
+function markDiffers(rules: Shaped['rules'], own: string): Marking {
+  const differs = { nat: new Map<string, number>(), filter: new Map<string, number>() };
+  const marked: number[] = [];
+  if (own !== '') {
+    for (const line of own.split('\n').slice(1)) {
+      const space = line.indexOf(' ');
+      const table = line.slice(0, space) as 'nat' | 'filter';
+      const k = line.slice(space + 1);
+      differs[table].set(k, (differs[table].get(k) ?? 0) + 1);
+    }
+    let at = 0;
+    for (const table of ['nat', 'filter'] as const)
+      for (const r of rules[table]) {
+        const n = differs[table].size > 0 ? differs[table].get(r.text) : undefined;
+        if (n) {
+          differs[table].set(r.text, n - 1);
+          marked.push(at);
+        }
+        at++;
+      }
+  }
+  const left = (['nat', 'filter'] as const).flatMap((table) =>
+    [...differs[table]].flatMap(([l, n]) => Array<string>(n).fill(`${table} ${l}`)),
+  );
+  return { marked, left };
 }
 
 /** A shape's numbered rules, and their number among the texts of the shapes met. */

@@ -9,6 +9,9 @@ import { hostCidr } from '../../../../ipv6.js';
 export interface NumberedPort {
   /** Each own word and its number: a value, and an address with its /32 or /128. */
   names: Map<string, string>;
+  /** The ASCII codes an own word starts with (1), made as they are numbered: what renamer
+   * looks words up by, not gathered again from `names` for each text. */
+  first: Uint8Array;
   /** The shape, as text: equal for two ports exactly where their shapes are equal. */
   key: string;
   /** All servicePortRules reads of the port, its names numbered: made when asked (once per
@@ -21,12 +24,18 @@ type Whole<T> = { [K in keyof Required<T>]: T[K] };
 
 export function numberedPort(sp: ExpectedServicePort): NumberedPort {
   const names = new Map<string, string>();
+  const first = new Uint8Array(128);
   const name = (value: string) => {
     let n = names.get(value);
-    if (n === undefined) names.set(value, (n = `<${names.size}>`));
+    if (n === undefined) {
+      names.set(value, (n = `<${names.size}>`));
+      const c = value.charCodeAt(0);
+      if (c < 128) first[c] = 1;
+    }
     return n;
   };
-  // an address and its host CIDR share a number, as rules write it with its /32 or /128
+  // an address and its host CIDR share a number, as rules write it with its /32 or /128 (the
+  // CIDR starts as the address does)
   const address = (ip: string) => {
     const n = name(ip);
     const cidr = hostCidr(ip);
@@ -80,7 +89,11 @@ export function numberedPort(sp: ExpectedServicePort): NumberedPort {
     for (const e of eps) out += name(e.ip) + name(e.address) + name(e.chain);
     return out;
   };
-  const lists = [sp.reachableEndpoints, sp.clusterEndpoints, sp.localEndpoints].map(listed);
+  // the reachable list is most often the cluster one itself
+  const reachable = listed(sp.reachableEndpoints);
+  const cluster =
+    sp.clusterEndpoints === sp.reachableEndpoints ? reachable : listed(sp.clusterEndpoints);
+  const lists = [reachable, cluster, listed(sp.localEndpoints)];
   const endpoint = (e: ExpectedEndpoint): EndpointShape => ({
     ip: names.get(e.ip)!,
     address: names.get(e.address)!,
@@ -88,6 +101,7 @@ export function numberedPort(sp: ExpectedServicePort): NumberedPort {
   });
   return {
     names,
+    first,
     key: `${JSON.stringify(fields)} ${lists.join(' ')}`,
     shape: () => ({
       ...fields,
@@ -105,13 +119,10 @@ export function numberedPort(sp: ExpectedServicePort): NumberedPort {
  * renamed so reads as numberedPort writes it. Scanned by hand, a word looked up only where it
  * starts as an own word can.
  */
-export function renamer(names: Map<string, string>, inComments = false): (text: string) => string {
-  const first = new Uint8Array(128);
-  for (const w of names.keys()) {
-    const c = w.charCodeAt(0);
-    if (c < 128) first[c] = 1;
-  }
-  first[34] = 1; // a comment
+export function renamer(
+  { names, first }: Pick<NumberedPort, 'names' | 'first'>,
+  inComments = false,
+): (text: string) => string {
   const comments = new Map<string, string>();
   const rename = (text: string): string => {
     let out = '';
@@ -130,7 +141,7 @@ export function renamer(names: Map<string, string>, inComments = false): (text: 
         if (end < n) end++;
         else for (end = i + 1; end < n && text.charCodeAt(end) !== 32;) end++;
       } else while (end < n && text.charCodeAt(end) !== 32) end++;
-      if (c >= 128 || first[c]) {
+      if (c >= 128 || c === 34 /* a comment */ || first[c]) {
         const word = text.slice(i, end);
         let name: string | undefined;
         if (c !== 34) name = names.get(word);
