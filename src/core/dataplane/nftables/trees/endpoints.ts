@@ -5,7 +5,7 @@ import { hostPort } from '../../../ipv6.js';
 import type { ServiceTree, TreeEndpoint } from '../../trees.js';
 import { scalar, verdictOf, type NftChain, type NftRule, type NftTable } from '../read/listing.js';
 import { goesTo, isObject } from './expr.js';
-import { markRule } from './masquerade.js';
+import { markRule, type HairpinSet } from './masquerade.js';
 import { nameEndpoint, portChain } from './port-chain.js';
 
 /** The endpoints a service- or local- chain sends to, each with its share. */
@@ -14,9 +14,14 @@ export function endpointsOf(
   rules: NftRule[],
   reached: Set<NftChain>,
   x: ServiceTree,
-  hairpin: Map<string, Set<string>> | undefined,
+  hairpin: HairpinSet | undefined,
 ): TreeEndpoint[] {
   const out: TreeEndpoint[] = [];
+  // 1.33 on: the masquerading chain's hairpin-connections set lists this node's endpoints; one
+  // not in it is another node's (no hairpin there) or a local one missing: unknown without Pods
+  const held = hairpin?.get(x.protocol);
+  const hairpinned = (to: DnatTo | undefined) =>
+    to?.port !== undefined && held?.get(to.ip)?.includes(to.port) === true ? true : null;
   const byChain = new Map<string, TreeEndpoint>();
   const endpointChain = (name: string): TreeEndpoint => {
     let ep = byChain.get(name);
@@ -30,19 +35,19 @@ export function endpointsOf(
         dnat ??= dnatOf(r);
         hairpin ||= markRule(r)?.includes('saddr') === true;
       }
+      // kube-proxy names an endpoint chain after its endpoint: the address, said to be its name's
+      const named = chain ? undefined : portChain(name);
+      const to = dnat && 'ip' in dnat ? dnat : named && nameEndpoint(named);
       ep = {
-        address: typeof dnat === 'string' ? dnat : undefined,
+        address: to && addressOf(to),
         chain: name,
         probability: 0,
-        hairpinMasquerade: hairpin ? true : null,
+        hairpinMasquerade: hairpin ? true : hairpinned(to),
         affinity: false,
         line: 0,
       };
       if (!chain) {
         ep.chainMissing = true;
-        // kube-proxy names an endpoint chain after its endpoint: the address, said to be its name's
-        const named = portChain(name);
-        ep.address = named && nameEndpoint(named);
         if (ep.address) ep.addressFromName = true;
       }
       // its rules go on where the paste elides them: a DNAT rule not shown is unknown, not absent
@@ -69,33 +74,19 @@ export function endpointsOf(
       continue;
     }
     const dnat = dnatOf(r);
-    if (typeof dnat === 'object') x.partial ??= elidedMap(r, dnat);
-    if (typeof dnat === 'string')
+    if (!dnat) continue;
+    if ('mod' in dnat) x.partial ??= elidedMap(r, dnat);
+    const [targets, share] = 'mod' in dnat ? [dnat.targets, 1 / dnat.mod] : [[dnat], 1];
+    for (const to of targets)
       out.push({
-        address: dnat,
+        address: addressOf(to),
         chain: r.chain,
-        probability: 1,
-        hairpinMasquerade: null,
+        probability: share,
+        hairpinMasquerade: hairpinned(to),
         affinity: false,
         line: 0,
       });
-    else if (dnat)
-      for (const address of dnat.targets)
-        out.push({
-          address,
-          chain: r.chain,
-          probability: 1 / dnat.mod,
-          hairpinMasquerade: null,
-          affinity: false,
-          line: 0,
-        });
   }
-  // 1.33 on: the masquerading chain's hairpin-connections set lists this node's endpoints; one
-  // not in it is another node's (no hairpin there) or a local one missing: unknown without Pods
-  const held = hairpin?.get(x.protocol);
-  for (const ep of out)
-    if (ep.address && ep.hairpinMasquerade === null && held?.has(ep.address))
-      ep.hairpinMasquerade = true;
   return out;
 }
 
@@ -109,13 +100,14 @@ export function rulesTo(rules: NftRule[], ep: TreeEndpoint): NftRule[] {
     const address = ep.address;
     if (r.chain !== ep.chain || address === undefined) return false;
     const dnat = dnatOf(r);
-    return typeof dnat === 'string' ? dnat === address : dnat?.targets.includes(address) === true;
+    const targets = !dnat ? [] : 'mod' in dnat ? dnat.targets : [dnat];
+    return targets.some((to) => addressOf(to) === address);
   });
 }
 
 /** Why a numgen map whose elements an author left out does not show all the endpoints it picks
  * from (its N says how many); undefined where those shown are all N. */
-function elidedMap(r: NftRule, map: { mod: number; targets: string[] }): string | undefined {
+function elidedMap(r: NftRule, map: { mod: number; targets: unknown[] }): string | undefined {
   if (!r.elided || map.targets.length >= map.mod) return undefined;
   return `its numgen map shows ${map.targets.length} of its ${map.mod} endpoints (line ${r.elided.join(', ')} elides the rest): the others' chains and shares are not in the listing`;
 }
@@ -126,14 +118,23 @@ export function mapElisions(t: NftTable, x: ServiceTree | undefined): number[] {
   return own.flatMap((c) => c?.rules.flatMap((r) => r.elided ?? []) ?? []);
 }
 
-/** A DNAT: "ip:port", or a numgen map's N and its "ip:port" targets. */
-function dnatOf(r: NftRule): string | { mod: number; targets: string[] } | undefined {
+/** Where a DNAT sends: the address and port as the rule holds them (no port: the packet's). */
+export interface DnatTo {
+  ip: string;
+  port: string | undefined;
+}
+
+/** An endpoint's "ip:port" ("[ip]:port" in IPv6), as the trees write it. */
+const addressOf = (to: DnatTo) => (to.port === undefined ? to.ip : hostPort(to.ip, to.port));
+
+/** A DNAT: its destination, or a numgen map's N and its destinations. */
+function dnatOf(r: NftRule): DnatTo | { mod: number; targets: DnatTo[] } | undefined {
   for (const e of r.expr) {
     const d = e['dnat'];
     if (!isObject(d)) continue;
     const addr = d['addr'];
     if (typeof addr === 'string')
-      return d['port'] !== undefined ? hostPort(addr, String(d['port'])) : addr;
+      return { ip: addr, port: d['port'] !== undefined ? String(d['port']) : undefined };
     const map = isObject(addr) && isObject(addr['map']) ? addr['map'] : undefined;
     const set = map && isObject(map['data']) ? map['data']['set'] : undefined;
     if (Array.isArray(set)) {
@@ -142,8 +143,10 @@ function dnatOf(r: NftRule): string | { mod: number; targets: string[] } | undef
       const targets = set.map((pair) => {
         const v = Array.isArray(pair) ? pair[1] : undefined;
         const parts = isObject(v) && Array.isArray(v['concat']) ? (v['concat'] as unknown[]) : [v];
-        const [ip, port] = parts.map((p) => String(scalar(p)));
-        return port === undefined ? ip! : hostPort(ip!, port);
+        return {
+          ip: String(scalar(parts[0])),
+          port: parts.length > 1 ? String(scalar(parts[1])) : undefined,
+        };
       });
       return { mod: mod > 0 ? mod : targets.length, targets };
     }

@@ -1,6 +1,5 @@
 // The masquerade marks kube-proxy's nftables rules set (in the services chain for every cluster
 // IP, in a Service port's own chains) and its hairpin-connections set.
-import { hostPort } from '../../../ipv6.js';
 import type { MasqueradeRule } from '../../trees.js';
 import { matchesSet, type NftRule, type NftTable } from '../read/listing.js';
 import { goesTo, isObject, matchText } from './expr.js';
@@ -32,18 +31,26 @@ export function clusterIpMasquerade(t: NftTable): Omit<MasqueradeRule, 'line'> |
   return undefined;
 }
 
-/** The hairpin-connections set's endpoints by protocol: the "ip:port" of each element (as the
- * trees write an endpoint: "[fd00::3]:80" for the ip6 table), looked up by an endpoint's own
- * address, no key string made per endpoint. */
-export function hairpinSet(t: NftTable): Map<string, Set<string>> | undefined {
+/** The hairpin-connections set's endpoints by protocol, then address: the ports of each, as
+ * written. An endpoint is looked up by its own address and port as its DNAT holds them: no
+ * "ip:port" string is made per element or endpoint. */
+export type HairpinSet = Map<string, Map<string, string[]>>;
+
+/** The hairpin-connections set's endpoints (its elements' destination address and port). */
+export function hairpinSet(t: NftTable): HairpinSet | undefined {
   const s = t.set('hairpin-connections');
   if (!s) return undefined;
-  const out = new Map<string, Set<string>>();
+  const out: HairpinSet = new Map();
   for (const { key } of s.elements) {
     const protocol = String(key[2]);
     let addresses = out.get(protocol);
-    if (!addresses) out.set(protocol, (addresses = new Set()));
-    addresses.add(hostPort(String(key[1]), Number(key[3])));
+    if (!addresses) out.set(protocol, (addresses = new Map()));
+    const ip = String(key[1]);
+    const port = String(key[3]);
+    const ports = addresses.get(ip);
+    // most endpoints serve one port: an array of one, no Set per address
+    if (ports) ports.push(port);
+    else addresses.set(ip, [port]);
   }
   return out;
 }

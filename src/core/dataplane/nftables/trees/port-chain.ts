@@ -2,7 +2,7 @@
 // service-, local-, external-, firewall- and endpoint-<hash>-ns/name/proto/port.
 import type { ServicePortName } from '../../../model.js';
 import { isIPv4 } from '../../../ipv4.js';
-import { hostPort, ipv6 } from '../../../ipv6.js';
+import { ipv6 } from '../../../ipv6.js';
 
 /** A per-Service-port chain name: kind, hash, then "ns/name/proto/port" (and "__ip/port"). */
 const PORT_CHAIN =
@@ -34,11 +34,11 @@ export function portChain(chain: string): PortChain | undefined {
 /** The endpoint an endpoint chain's name carries: servicePortEndpointChainNameBase writes it
  * "IP/PORT", an IPv6 address with each ":" written "." (chain names allow no ":"); undefined for
  * a name cut short ("...": hashAndTruncate) or one that reads as no address and port. */
-export function nameEndpoint(p: PortChain): string | undefined {
+export function nameEndpoint(p: PortChain): { ip: string; port: string } | undefined {
   const m = /^(.+)\/(\d{1,5})$/.exec(p.endpoint ?? '');
   if (!m) return undefined;
   const [, ip, port] = m;
-  if (isIPv4(ip!)) return hostPort(ip!, port!);
+  if (isIPv4(ip!)) return { ip: ip!, port: port! };
   const six = ip!.replaceAll('.', ':');
-  return ipv6(six) !== undefined ? hostPort(six, port!) : undefined;
+  return ipv6(six) !== undefined ? { ip: six, port: port! } : undefined;
 }
