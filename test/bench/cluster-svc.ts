@@ -14,6 +14,8 @@ export interface SvcRun {
   label: string;
   /** Wall time of each run, ms. */
   ms: number[];
+  /** User + sys CPU of each run, s. */
+  cpu: number[];
   code: number | null;
   /** Nodes chosen (the Rules step's list), or every node. */
   chosen: number;
@@ -80,7 +82,8 @@ export async function measureSvc(
   times = 1,
 ): Promise<SvcRun> {
   const ms: number[] = [];
-  let r: (Run & { maxRssKiB: number }) | undefined;
+  const cpu: number[] = [];
+  let r: (Run & { maxRssKiB: number; cpuSeconds: number }) | undefined;
   let debugPods = 0;
   process.env['KDEBUG_TIMINGS'] = '1';
   try {
@@ -89,6 +92,7 @@ export async function measureSvc(
       const t = performance.now();
       r = c.kdebugMeasured(['svc', ...args, '-o', 'json']);
       ms.push(performance.now() - t);
+      cpu.push(r.cpuSeconds);
       debugPods = Math.max(debugPods, await watch.stop());
     }
   } finally {
@@ -109,6 +113,7 @@ export async function measureSvc(
   return {
     label,
     ms,
+    cpu,
     code: r!.code,
     chosen: notRead ? notRead.evidence.filter((e) => e.text.startsWith('read ')).length : every,
     read: Number(sizes?.[2] ?? 0),
@@ -127,7 +132,7 @@ const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 
 /** One line for a run, as it ends. */
 export function runLine(r: SvcRun): string {
-  return `${r.label}: median ${Math.round(median(r.ms))} ms of ${r.ms.map(Math.round).join(', ')}; exit ${r.code}; nodes chosen ${r.chosen}, read ${r.read}; ${r.unread}; debug Pods created ${r.debugPods}; ${mb(r.nodeBytes)} kept from nodes; ${r.apiObjects} API objects (${mb(r.apiBytes)}); peak memory ${r.rssMiB} MiB`;
+  return `${r.label}: median ${Math.round(median(r.ms))} ms of ${r.ms.map(Math.round).join(', ')} (user+sys CPU ${r.cpu.map((s) => s.toFixed(2)).join(', ')} s); exit ${r.code}; nodes chosen ${r.chosen}, read ${r.read}; ${r.unread}; debug Pods created ${r.debugPods}; ${mb(r.nodeBytes)} kept from nodes; ${r.apiObjects} API objects (${mb(r.apiBytes)}); peak memory ${r.rssMiB} MiB`;
 }
 
 /** The runs side by side. */

@@ -138,14 +138,17 @@ export class ClusterClient {
 
   /** The built kdebug as admin under /usr/bin/time: its run and its peak memory (for the bench). */
   /** `node` flags for the kdebug process (a CPU profile: Node refuses it in NODE_OPTIONS). */
-  kdebugMeasured(args: string[], node: string[] = []): Run & { maxRssKiB: number } {
+  kdebugMeasured(
+    args: string[],
+    node: string[] = [],
+  ): Run & { maxRssKiB: number; cpuSeconds: number } {
     const config = resolve(ROOT, this.info.kubeconfig);
     const r = this.run(
       this.info.clientNetns,
       [
         '/usr/bin/time',
         '-f',
-        'kdebug-max-rss-kib %M',
+        'kdebug-max-rss-kib %M cpu %U %S',
         process.execPath,
         ...node,
         join(ROOT, 'bin/kdebug.js'),
@@ -155,11 +158,13 @@ export class ClusterClient {
       '',
       900_000,
     );
-    const m = /^kdebug-max-rss-kib (\d+)$/m.exec(r.stderr);
+    const m = /^kdebug-max-rss-kib (\d+) cpu (\S+) (\S+)$/m.exec(r.stderr);
     return {
       ...r,
-      stderr: r.stderr.replace(/^kdebug-max-rss-kib \d+\n?/m, ''),
+      stderr: r.stderr.replace(/^kdebug-max-rss-kib .*\n?/m, ''),
       maxRssKiB: Number(m?.[1] ?? 0),
+      // user + sys seconds: on a shared machine the wall time alone says little
+      cpuSeconds: Number(m?.[2] ?? 0) + Number(m?.[3] ?? 0),
     };
   }
 
