@@ -24,6 +24,7 @@ import {
   TARGET,
 } from './builders.js';
 import { allModes } from '../../support/modes.js';
+import { aCiliumAgent } from '../../support/builders.js';
 
 const VIP = '10.96.0.50';
 const IP_ADDR = 'lo UNKNOWN 127.0.0.1/8\neth0 UP 192.0.2.10/24\ncni0 UP 10.244.0.1/24\n';
@@ -355,6 +356,58 @@ describe('reachability step: nodes in different proxy modes', () => {
     );
     // a ping that timed out is not the ICMP error nftables mode gives: said, not contradicted
     assert.match(pings[0]!.explanation, /The ping recorded here got no reply at all/);
+  });
+
+  it('explains ping on a Cilium node and a kube-proxy node each in its own mode, never Cilium for both', () => {
+    const mixed = facts([...healthy(), aCiliumAgent('node-a')], {
+      'node-a': {
+        'cilium-status': 'KubeProxyReplacement:    True   [eth0]\n',
+        [`icmp-echo_${VIP}`]: p.pingLost(VIP),
+      },
+      'node-b': nodes['node-b'],
+    });
+    const pings = run(reachabilityCheck, mixed).filter((x) => x.id === 'ping-clusterip-explained');
+    assert.deepEqual(
+      pings.map((f) => [f.node, f.title]),
+      [
+        [
+          'node-a',
+          `node-a: ping ${VIP} gets no answer: Cilium does not load-balance ICMP, and nothing owns a Service address`,
+        ],
+        ['node-b', `node-b: ping ${VIP} gets no answer: normal in iptables mode`],
+      ],
+    );
+  });
+
+  it('explains ping in the mode of the node whose state it shows, naming it where another node is in another mode', () => {
+    // node-b's iptables is observed; node-a's mode is the ConfigMap's nftables, not observed
+    const configured = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kube-proxy', namespace: 'kube-system' },
+      data: { 'config.conf': 'kind: KubeProxyConfiguration\nmode: "nftables"\n' },
+    };
+    const one = facts([...healthy(), configured], {
+      'node-a': { [`icmp-echo_${VIP}`]: p.pingLost(VIP) },
+      'node-b': nodes['node-b'],
+    });
+    const pings = run(reachabilityCheck, one).filter((x) => x.id === 'ping-clusterip-explained');
+    assert.deepEqual(
+      pings.map((f) => f.title),
+      [`node-b: ping ${VIP} gets no answer: normal in iptables mode`],
+    );
+    assert.match(
+      pings[0]!.explanation,
+      /This is node-b's mode, iptables, whose state is shown; the node state puts node-a in nftables mode\.$/,
+    );
+    // all in one mode: no node named
+    const alike = run(reachabilityCheck, facts(healthy(), { 'node-b': nodes['node-b'] })).filter(
+      (x) => x.id === 'ping-clusterip-explained',
+    );
+    assert.deepEqual(
+      alike.map((f) => f.title),
+      [`ping ${VIP} gets no answer: normal in iptables mode`],
+    );
   });
 
   it("says the cluster mixed, not the first node's mode", () => {
