@@ -60,6 +60,7 @@ type agent struct {
 	addrs    statedb.RWTable[tables.NodeAddress]
 	w        *writer.Writer
 	initWait loadbalancer.InitWaitFunc
+	maps     lbmaps.LBMaps
 }
 
 // newAgent assembles the cells pkg/loadbalancer/tests/script_test.go puts together (less its
@@ -95,8 +96,8 @@ func newAgent(o options, fake bool) (*agent, error) {
 			},
 		),
 		cell.Invoke(func(c *k8sClient.FakeClientset, s *node.LocalNodeStore, d *statedb.DB,
-			t statedb.RWTable[tables.NodeAddress], w *writer.Writer, f loadbalancer.InitWaitFunc) {
-			a.client, a.lns, a.db, a.addrs, a.w, a.initWait = c, s, d, t, w, f
+			t statedb.RWTable[tables.NodeAddress], w *writer.Writer, f loadbalancer.InitWaitFunc, m lbmaps.LBMaps) {
+			a.client, a.lns, a.db, a.addrs, a.w, a.initWait, a.maps = c, s, d, t, w, f, m
 		}),
 		lbcell.Cell,
 	)
@@ -292,20 +293,42 @@ func run(o options) error {
 	// Every frontends column but Since (the status's age), which would make runs differ.
 	feCols := slices.DeleteFunc((&loadbalancer.Frontend{}).TableHeader(), func(c string) bool { return c == "Since" })
 	if err := exec("db/show -o frontends.txt --columns="+strings.Join(feCols, ",")+" frontends",
-		"db/show -o backends.txt backends", "lb/maps-dump maps.txt"); err != nil {
+		"db/show -o backends.txt backends"); err != nil {
 		return err
 	}
+	sections := []section{
+		{"frontends.txt", "frontends (db/show frontends, without Since)"},
+		{"backends.txt", "backends (db/show backends)"},
+	}
+	if len(o.faults) > 0 {
+		// the tables keep saying Done: only the maps are broken, as on a node whose maps were changed under the agent
+		done, err := breakMaps(a.maps, o.faults)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(work, "faults.txt"), []byte(strings.Join(done, "\n")+"\n"), 0o644); err != nil {
+			return err
+		}
+		sections = append(sections, section{"faults.txt", "faults made in the BPF maps (--fault)"})
+	}
+	list, err := bpfLBList(a.maps)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(work, "bpf-lb-list.txt"), list, 0o644); err != nil {
+		return err
+	}
+	if err := exec("lb/maps-dump maps.txt"); err != nil {
+		return err
+	}
+	sections = append(sections, section{"maps.txt", "maps (lb/maps-dump)"},
+		section{"bpf-lb-list.txt", "bpf lb list (cilium-dbg bpf lb list, from the maps)"})
 	during, _ := bpfIDs()
 	if err := exec("hive stop"); err != nil {
 		return err
 	}
 	stopped = true
 
-	sections := []struct{ file, title string }{
-		{"frontends.txt", "frontends (db/show frontends, without Since)"},
-		{"backends.txt", "backends (db/show backends)"},
-		{"maps.txt", "maps (lb/maps-dump)"},
-	}
 	for _, s := range sections {
 		b, err := os.ReadFile(filepath.Join(work, s.file))
 		if err != nil {
@@ -348,6 +371,9 @@ func run(o options) error {
 		kind, len(ours), byName(ours), len(held))
 	return nil
 }
+
+// section is one file cilium-ref writes (or prints under its title).
+type section struct{ file, title string }
 
 // waitService waits until a service whose name starts with `name` is in the services table,
 // or for `limit`.

@@ -2,7 +2,7 @@
 // pkg/loadbalancer, assembled the way its script tests assemble it) on the Services,
 // EndpointSlices and Pods of a kdebug snapshot, and prints what Cilium would program: the
 // `frontends` and `backends` StateDB tables (as `db/show` prints them) and the BPF maps (as
-// `lb/maps-dump` prints them). It is a reference for kdebug's Cilium mode, not part of kdebug.
+// `lb/maps-dump` and `cilium-dbg bpf lb list` print them), optionally after breaking the maps. It is a reference for kdebug's Cilium mode, not part of kdebug.
 package main
 
 import (
@@ -31,7 +31,7 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 type options struct {
 	objects, nodeName, nodeIP, algorithm, mode, mapsKind, out string
-	nodeAddrs, labels, unhealthy                              listFlag
+	nodeAddrs, labels, unhealthy, faults                      listFlag
 	externalClusterIP, kpr, ipv4, ipv6, bpfIDs, verbose       bool
 	ciliumFlags                                               []string
 }
@@ -51,7 +51,8 @@ func main() {
 	flag.BoolVar(&o.ipv6, "ipv6", false, "--enable-ipv6 (the agent's default is off; Cilium's test harness turns it on)")
 	flag.StringVar(&o.mapsKind, "maps", "auto", "BPF maps: real (unpinned kernel maps, needs root), fake (Cilium's in-memory test maps), auto (real when root)")
 	flag.Var(&o.unhealthy, "unhealthy", "ns/name=ADDR:PORT/PROTO: mark a backend unhealthy, as a health checker would (repeatable)")
-	flag.StringVar(&o.out, "out", "", "write frontends.txt, backends.txt, maps.txt into this directory instead of stdout")
+	flag.Var(&o.faults, "fault", "after Cilium reconciled, break the BPF maps as a broken node's are (repeatable): slot=FRONTEND (its last backend slot deleted), backend=ADDR:PORT/PROTO (the backend entry deleted), dangling=FRONTEND (slot 1 at a backend ID that does not exist), frontend=FRONTEND (its service map entries deleted); FRONTEND as bpf lb list spells it, e.g. 10.96.0.10:53/UDP; faults.txt says what was done")
+	flag.StringVar(&o.out, "out", "", "write frontends.txt, backends.txt, maps.txt, bpf-lb-list.txt (and faults.txt) into this directory instead of stdout")
 	flag.BoolVar(&o.bpfIDs, "bpf-ids", false, "only list every BPF map and program on the system (for the leak check)")
 	flag.BoolVar(&o.verbose, "v", false, "log the hive and the script to stderr")
 	flag.Usage = func() {

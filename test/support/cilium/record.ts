@@ -2,12 +2,14 @@
 // for each Node in the snapshot's objects.json (its InternalIP as the NodePort address), once
 // with the defaults (random, snat, kube-proxy replacement with socket LB), once with maglev and
 // once with the health server on LoadBalancer IPs (enable-health-check-loadbalancer-ip), into
-// test/fixtures/cilium/reference/<node>[-maglev|-healthserver]/. Usage:
+// test/fixtures/cilium/reference/<node>[-maglev|-healthserver]/; and node-a with the defaults
+// once more with faults.ts's faults made in its BPF maps, into faults-node-a/. Usage:
 //   tsx test/support/cilium/record.ts [objects.json]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ciliumVersion, runCiliumRef, MODULE_DIR, RUN_SH } from './build.js';
+import { FAULTS } from './faults.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const OUT = join(ROOT, 'test/fixtures/cilium/reference');
@@ -32,6 +34,9 @@ const recorded: string[] = [];
 for (const node of nodes) {
   for (const variant of [
     { dir: node.name, flags: [] as string[], agent: [] as string[] },
+    ...(node.name === 'node-a'
+      ? [{ dir: `faults-${node.name}`, flags: FAULTS.flatMap((f) => ['--fault', f]), agent: [] }]
+      : []),
     { dir: `${node.name}-maglev`, flags: ['--algorithm', 'maglev'], agent: [] },
     {
       dir: `${node.name}-healthserver`,
