@@ -107,3 +107,79 @@ describe('svc on 302 nodes lists them as rows and reads whole only those it need
     );
   });
 });
+
+/** webCluster's two nodes and NODES more, each with a Running, Ready kube-proxy Pod; the nodes of
+ * `unknown` stopped posting status (Ready=Unknown, tainted unreachable): more than the cap. */
+function unknownCluster(unknown: number): KubeObject[] {
+  const objects = [...webCluster().relevant];
+  for (let i = 0; i < NODES; i++) {
+    const n = aNode(`node-${i}`, `198.51.100.${i % 250}`, `10.245.${i % 250}.0/24`);
+    if (i >= 100 && i < 100 + unknown) {
+      const status = n['status'] as { conditions: { status: string; reason: string }[] };
+      status.conditions[0]!.status = 'Unknown';
+      status.conditions[0]!.reason = 'NodeStatusUnknown';
+      n['spec'] = {
+        ...(n['spec'] as object),
+        taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }],
+      };
+    }
+    objects.push(n);
+    objects.push(
+      aPod(`kube-proxy-n${i}`, 'kube-system', {
+        labels: { 'k8s-app': 'kube-proxy' },
+        node: `node-${i}`,
+      }),
+    );
+  }
+  return objects;
+}
+
+describe('svc on 302 nodes, 25 of which stopped posting status: more than it reads', () => {
+  const UNKNOWN = 25;
+  let facts: Facts;
+  const served = unknownCluster(UNKNOWN);
+  before(async () => {
+    const fake = await startFakeApi({ objects: served });
+    const c = await KubeCluster.connect({
+      kubeconfig: fake.kubeconfig({ namespace: 'default' }),
+      env: {},
+    });
+    try {
+      ({ facts } = await readLive(c, target, '9.9.9'));
+    } finally {
+      await c.close();
+      await fake.close();
+    }
+  });
+
+  it("a row's NotReady is never taken for Ready=False: every node not Ready is read whole", () => {
+    const choice = facts.meta['nodeChoice'] as { chosen: { node: string }[] };
+    const chosen = new Set(choice.chosen.map((c) => c.node));
+    const down = Array.from({ length: UNKNOWN }, (_, k) => `node-${100 + k}`);
+    assert.ok(
+      down.some((n) => !chosen.has(n)),
+      'some of them beyond the cap',
+    );
+    const kp = diagnose(facts, target, { code: allModes }).steps.find(
+      (s) => s.id === 'kube-proxy',
+    )!.findings;
+    // a kube-proxy Pod the API calls Ready on a node whose kubelet went silent is not running
+    const stale = kp.find((f) => f.id === 'kube-proxy-node-not-ready')!;
+    assert.deepEqual([...(stale.nodes ?? [])].sort(), [...down].sort());
+    assert.match(stale.evidence[0]!.text, /Ready=Unknown \(NodeStatusUnknown\)/);
+  });
+
+  it('diagnoses as it would with every Node whole', () => {
+    const whole = new Map(
+      served.filter((o) => o.kind === 'Node').map((o) => [o.metadata!.name!, asRead(o)]),
+    );
+    const asServed = {
+      ...facts,
+      objects: facts.objects.map((o) => (o.kind === 'Node' ? whole.get(o.metadata!.name!)! : o)),
+    };
+    assert.deepEqual(
+      diagnose(facts, target, { code: allModes }),
+      diagnose(asServed, target, { code: allModes }),
+    );
+  });
+});

@@ -194,9 +194,11 @@ export async function finish(
     (typeof o.nodes === 'function' ? o.nodes(base, analysis) : o.nodes) ??
     base.objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '')
   ).filter((n) => !windows.has(n));
-  // the Nodes listed as rows: those chosen, and those the steps read, whole
+  // the Nodes listed as rows: those chosen, those the steps read, and those not Ready (a row's
+  // NotReady is Ready False or Unknown, without reason or taints: stale() tells them apart), whole
+  const notReady = analysis.view.nodes.filter((n) => n.ready === false).map((n) => n.name);
   const whole = o.nodeRows
-    ? readNodesWhole(r, [...nodes, ...(o.wholeNodes?.(base, analysis) ?? [])])
+    ? readNodesWhole(r, [...nodes, ...(o.wholeNodes?.(base, analysis) ?? []), ...notReady])
     : false;
   // the chosen nodes' kube-proxy Pods, where not read yet: the node states read them
   const pods =
