@@ -9,7 +9,7 @@ import { asRead } from '../../src/cluster/collect/as-read.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { startFakeApi, type RequestRecord } from '../support/fake-api/server.js';
-import { aNode, aPod, webCluster } from './objects.js';
+import { aNode, aPod, aService, webCluster } from './objects.js';
 import { allModes } from '../support/modes.js';
 
 const target = { namespace: 'default', service: 'web' };
@@ -181,5 +181,76 @@ describe('svc on 302 nodes, 25 of which stopped posting status: more than it rea
       diagnose(facts, target, { code: allModes }),
       diagnose(asServed, target, { code: allModes }),
     );
+  });
+});
+
+/** A Service without a selector whose one endpoint is node-100's second InternalIP: a row shows
+ * its first only. */
+function secondAddressCluster(): KubeObject[] {
+  const objects = unknownCluster(0);
+  const n100 = objects.find((o) => o.kind === 'Node' && o.metadata?.name === 'node-100')!;
+  const status = n100['status'] as { addresses: { type: string; address: string }[] };
+  status.addresses.splice(1, 0, { type: 'InternalIP', address: '203.0.113.100' });
+  objects.push(aService('ext', 'default', { selector: {}, clusterIP: '10.96.0.30' }), {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: {
+      name: 'ext-1',
+      namespace: 'default',
+      labels: {
+        'kubernetes.io/service-name': 'ext',
+        'endpointslice.kubernetes.io/managed-by': 'staff',
+      },
+    },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['203.0.113.100'], conditions: { ready: true } }],
+    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+  });
+  return objects;
+}
+
+describe("svc whose endpoint is a row node's second address", () => {
+  const ext = { namespace: 'default', service: 'ext' };
+  let facts: Facts;
+  const served = secondAddressCluster();
+  before(async () => {
+    const fake = await startFakeApi({ objects: served });
+    const c = await KubeCluster.connect({
+      kubeconfig: fake.kubeconfig({ namespace: 'default' }),
+      env: {},
+    });
+    try {
+      ({ facts } = await readLive(c, ext, '9.9.9'));
+    } finally {
+      await c.close();
+      await fake.close();
+    }
+  });
+  const said = (f: Facts) =>
+    diagnose(f, ext, { code: allModes })
+      .steps.flatMap((s) => s.findings)
+      .map((x) =>
+        [x.id, x.title, x.explanation, ...(x.evidence ?? []).map((e) => e.text)].join(' '),
+      )
+      .join('\n');
+
+  it('never says that no node holds it: what a row does not show is said', () => {
+    assert.ok((facts.meta['nodesAsRows'] as string[]).includes('node-100'));
+    const text = said(facts);
+    assert.doesNotMatch(text, /no Pod or node has/);
+    assert.match(text, /listed as rows only/);
+  });
+
+  it('with node-100 whole, it is a node address', () => {
+    const whole = new Map(
+      served.filter((o) => o.kind === 'Node').map((o) => [o.metadata!.name!, asRead(o)]),
+    );
+    const { nodesAsRows: _, ...meta } = facts.meta;
+    const text = said({
+      ...facts,
+      meta,
+      objects: facts.objects.map((o) => (o.kind === 'Node' ? whole.get(o.metadata!.name!)! : o)),
+    });
+    assert.doesNotMatch(text, /listed as rows only|no Pod or node has/);
   });
 });

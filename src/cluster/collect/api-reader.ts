@@ -193,11 +193,14 @@ export class Reader {
   /** The endpoint addresses whose Pods were looked up by address, and answered. */
   readonly podIPLookups: string[] = [];
 
-  /** What the reads record in meta, so far: the failures, and the lookups by address. */
-  meta(): { readErrors?: ReadError[]; podIPLookups?: string[] } {
+  /** What the reads record in meta, so far: the failures, the lookups by address, and the Nodes
+   * known from their rows only. */
+  meta(): { readErrors?: ReadError[]; podIPLookups?: string[]; nodesAsRows?: string[] } {
+    const rows = [...this.partial].filter((k) => k.startsWith('Node/')).map((k) => k.slice(6));
     return {
       ...(this.errors.length > 0 ? { readErrors: [...this.errors] } : {}),
       ...(this.podIPLookups.length > 0 ? { podIPLookups: [...this.podIPLookups] } : {}),
+      ...(rows.length > 0 ? { nodesAsRows: rows.sort() } : {}),
     };
   }
 

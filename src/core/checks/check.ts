@@ -7,7 +7,7 @@ import type { Evidence, Finding, Status } from '../model.js';
 import { kdebug, kubectl, onNode, valid, w, type NextCommand } from '../findings/next-command.js';
 import type { CheckContext } from './context.js';
 import { namedFew } from '../nodes/access.js';
-import { podIPLookupsOf } from '../facts/not-read.js';
+import { nodesAsRowsOf, podIPLookupsOf } from '../facts/not-read.js';
 
 /** A step's input is not there yet (live runs): the step shows as pending. */
 export interface Pending {
@@ -168,6 +168,11 @@ export function addressHolder(
     return 'held';
   const nodes = ctx.notCaptured('Node');
   if (nodes) return { unknown: nodes };
+  const rows = nodesAsRowsOf(ctx.facts);
+  if (rows.length > 0)
+    return {
+      unknown: `${rows.length} Node${rows.length === 1 ? ' was' : 's were'} listed as rows only, which show a node's first InternalIP and ExternalIP, not its other addresses (--all-nodes reads every Node whole)`,
+    };
   if (ctx.facts.meta['everyPodRead'] === true && !ctx.notCaptured('Pod')) return 'none';
   if (!podIPLookupsOf(ctx.facts).some((x) => canonicalAddress(x) === a)) {
     const refused = ctx.readError((r) => r.podIP !== undefined && canonicalAddress(r.podIP) === a);

@@ -95,6 +95,13 @@ export function podIPLookupsOf(facts: Facts): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
+/** The Nodes known from their `kubectl get nodes` row only (meta.nodesAsRows): of their addresses,
+ * the first InternalIP and ExternalIP are known, not the others (a second family's, say). */
+export function nodesAsRowsOf(facts: Facts): string[] {
+  const v = facts.meta['nodesAsRows'];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
 /** Per node and entry chain (KUBE-SERVICES, KUBE-NODEPORTS), how many rules of other Services a
  * live read for one Service did not keep. */
 export function entryRulesNotKeptOf(facts: Facts): Record<string, Record<string, number>> {
