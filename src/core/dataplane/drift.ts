@@ -26,8 +26,9 @@ export interface DriftSaid {
   message: string;
   /** Rule lines kube-proxy would have written ("-t nat -A ..."). */
   expected?: string[];
-  /** Rule lines the node has. */
-  actual?: string[];
+  /** Rule lines the node has: as drift writes them, said in words, or quoted from its state
+   * (`quote`: "FILE:LINE: TEXT", with whether it is the difference or kube-proxy's as written). */
+  actual?: (string | Quote)[];
   endpoint?: string;
   actualAt?: DriftLines['actualAt'];
   /** The command that shows or fixes it. */
@@ -38,6 +39,22 @@ export interface DriftSaid {
   /** What it rests on besides the node's lines: objects as read from the API. */
   evidence?: Evidence[];
 }
+
+/** A line of the node's state a finding quotes: "FILE:LINE: TEXT" (lineAt), and whether it is a
+ * line the finding is about (`differs`) or one kube-proxy writes as it is, shown beside it. */
+export interface Quote {
+  readonly text: string;
+  readonly differs: boolean;
+}
+
+/** The node's line `text` at `source`'s `line`, quoted by a finding: a difference unless
+ * `asWritten` (kube-proxy writes it so: context beside the difference). */
+export const quote = (
+  source: string,
+  line: number | undefined,
+  text: string,
+  asWritten = false,
+): Quote => ({ text: lineAt(source, line, text), differs: !asWritten });
 
 /** Adds a finding of `id` (its severity from SEVERITY) about the node being compared. */
 export type AddFinding = (id: DriftId, f: DriftSaid) => void;
@@ -55,6 +72,9 @@ export interface DriftLines {
   actualAt?: { source: string; line?: number };
   /** Its advice blames kube-proxy for not having synced: only true where it has not. */
   notSynced?: true;
+  /** Index for index with `actual`, where a line is a quote of the node's state (`quote`): whether
+   * it is the difference (else kube-proxy's line as written); null where it is not a quote. */
+  quoted?: (boolean | null)[];
   /** The family of the rule set it was found in (the IPv4 iptables or the IPv6 ip6tables one). */
   family?: IPFamily;
   /** Where kube-proxy and a Cilium agent both program the node's Services: whose state it is of
@@ -120,7 +140,15 @@ export function driftFinding(
     evidence = [],
     ...lines
   } = said;
-  const drift: DriftLines = { expected, actual, ...lines };
+  const quoted = said.actual?.some((a) => typeof a !== 'string')
+    ? { quoted: actual.map((a) => (typeof a === 'string' ? null : a.differs)) }
+    : {};
+  const drift: DriftLines = {
+    expected,
+    actual: actual.map((a) => (typeof a === 'string' ? a : a.text)),
+    ...lines,
+    ...quoted,
+  };
   return {
     id,
     status: STATUS[severity],
@@ -130,7 +158,7 @@ export function driftFinding(
     // lines apart on the node's whole rules; then what it read from the API
     evidence: [
       ...(actual.length > 0 || expected.length === 0
-        ? actual.map((l) => seen(l, at))
+        ? drift.actual.map((l) => seen(l, at))
         : [noneOf(at, lines.actualAt)]),
       ...evidence,
     ],

@@ -384,12 +384,17 @@ export class NodeAnalysis extends NodeExpected {
 
   /** A drift finding with what the node's rules say of its lines. */
   private withLinesOnNode(f: DriftFinding, scope: Scope): DriftFinding {
-    const { expected, actual } = f.drift;
+    const { expected, actual, quoted } = f.drift;
     if (expected.length === 0 && actual.length === 0) return f;
+    // a quote of the node's state is one of its lines, and its drift check said if it differs
+    const quote = (i: number) => quoted?.[i] ?? null;
     const onNode = {
       expected: expected.map((l) => this.holds(l)),
-      actual: actual.map((l) => this.holds(l)),
-      written: actual.map((l) => this.expects(l, scope)),
+      actual: actual.map((l, i) => quote(i) !== null || this.holds(l)),
+      written: actual.map((l, i) => {
+        const differs = quote(i);
+        return differs === null ? this.expects(l, scope) : !differs;
+      }),
     };
     return { ...f, drift: { ...f.drift, onNode } };
   }

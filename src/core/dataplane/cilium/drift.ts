@@ -6,7 +6,7 @@ import { kubectl, valid, type NextCommand } from '../../findings/next-command.js
 import {
   driftFinding,
   isDrift,
-  lineAt,
+  quote,
   sortFindings,
   type AddFinding,
   type DriftFinding,
@@ -166,7 +166,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
           `${frontendLine(want)} -> ${want.backends.map(backendLine).join(', ') || 'no backends'}`,
         ],
         ...(owners.length
-          ? { actual: owners.map((e) => lineAt(table.source, e.line, frontendLine(e))) }
+          ? { actual: owners.map((e) => quote(table.source, e.line, frontendLine(e))) }
           : inMaps.length
             ? { actual: inMaps }
             : {}),

@@ -1,7 +1,7 @@
 // Drift of one frontend the agent holds: its backends against the EndpointSlices' (by address,
 // states where the listing shows them), and its reconcile status.
 import type { NextCommand } from '../../../findings/next-command.js';
-import { lineAt, type AddFinding, type DriftFinding } from '../../drift.js';
+import { quote, type AddFinding, type DriftFinding } from '../../drift.js';
 import type { ExpectedFrontend } from '../expected/expected.js';
 import { inRotation } from '../expected/backends.js';
 import { formatAddress, frontendKey, type CiliumFrontend } from '../read/listing.js';
@@ -28,7 +28,8 @@ export function backends(
   const have = new Map(got.backends.map((b) => [key(b), b]));
   const wanted = new Map(want.backends.map((b) => [key(b), b]));
   const rotation = new Set(inRotation(want.backends).map(key));
-  const where = lineAt(source, got.line, frontendKey(got));
+  // the frontend a missing backend belongs under, as the agent holds it
+  const where = quote(source, got.line, frontendKey(got), true);
   // a listing that leaves backends out ("+ 4 more") can only show what it shows
   const slots = input.table.form === 'maps-dump' || input.table.form === 'bpf-lb-list';
   if (!got.backendsNotShown && !got.backendsUnread && !got.serviceRowUnseen)
@@ -54,7 +55,7 @@ export function backends(
         title: `${frontendKey(got)}: stale backend ${k}`,
         message: `The ${want.type} frontend ${frontendKey(got)} of ${service} on ${node(input)} still lists backend ${k}${b.state ? ` (${b.state})` : ''}, which no EndpointSlice of the Service names${want.localOnly ? ' for this node (a Local traffic policy keeps only its own)' : ''}: connections sent there reach a Pod that is gone or another workload. ${NOT_APPLIED}`,
         expected: want.backends.map(backendLine),
-        actual: [lineAt(source, b.line, backendLine(b))],
+        actual: [quote(source, b.line, backendLine(b))],
         next,
       });
       continue;
@@ -72,7 +73,7 @@ export function backends(
             title: `${frontendKey(got)}: backend ${k} quarantined in the BPF map`,
             message: `The BPF map keeps backend ${k} of ${service} on ${node(input)} past the backends that take new connections: Cilium's health checking quarantined it (its EndpointSlice says ${w.state}), so new connections go to the others until it answers again.`,
             expected: [backendLine(w)],
-            actual: [lineAt(source, b.line, backendLine(b))],
+            actual: [quote(source, b.line, backendLine(b))],
           }),
         );
         continue;
@@ -82,7 +83,7 @@ export function backends(
         title: `${frontendKey(got)}: backend ${k} takes new connections, expected none`,
         message: `Cilium's BPF map on ${node(input)} gives backend ${k} of ${service} new connections, but its EndpointSlice makes it ${w.state}${rotation.size ? ` while ${[...rotation].join(', ')} ${rotation.size === 1 ? 'is' : 'are'} ready` : ''}: new connections go to an endpoint that is not ready.`,
         expected: inRotation(want.backends).map(backendLine),
-        actual: [lineAt(source, b.line, backendLine(b))],
+        actual: [quote(source, b.line, backendLine(b))],
         next,
       });
       continue;
@@ -95,7 +96,7 @@ export function backends(
           title: `${frontendKey(got)}: backend ${k} quarantined`,
           message: `Cilium's health checking quarantined backend ${k} of ${service} on ${node(input)}: it takes no new connections until it answers again (its EndpointSlice says ${w.state}).`,
           expected: [backendLine(w)],
-          actual: [lineAt(source, b.line, backendLine(b))],
+          actual: [quote(source, b.line, backendLine(b))],
         }),
       );
       continue;
@@ -105,7 +106,7 @@ export function backends(
       title: `${frontendKey(got)}: backend ${k} ${b.state}, expected ${w.state}`,
       message: `Backend ${k} of ${service} is ${b.state} in Cilium's table on ${node(input)}, but its EndpointSlice makes it ${w.state}: ${w.state === 'active' ? 'it takes no new connections though it is ready' : 'new connections still go to an endpoint that is not ready'}.`,
       expected: [backendLine(w)],
-      actual: [lineAt(source, b.line, backendLine(b))],
+      actual: [quote(source, b.line, backendLine(b))],
       next,
     });
   }

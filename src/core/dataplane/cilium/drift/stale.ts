@@ -1,7 +1,7 @@
 // Drift of the frontends the agent holds that the objects do not account for (a whole-node
 // comparison only).
 import type { NextCommand } from '../../../findings/next-command.js';
-import { lineAt, type AddFinding, type DriftFinding } from '../../drift.js';
+import { lineAt, quote, type AddFinding, type DriftFinding } from '../../drift.js';
 import { healthServerOf } from '../expected/health-server.js';
 import { frontendKey, isDropEntry, isWildcard, type CiliumFrontend } from '../read/listing.js';
 import type { CiliumDriftInput } from '../drift.js';
@@ -55,7 +55,7 @@ export function stale(
       message: healthServerOf(f.service)
         ? `Cilium's agent on ${input.node} holds the health server's frontend ${frontendKey(f)} for ${healthServerOf(f.service)}, which neither the Service (a LoadBalancer IP, externalTrafficPolicy Local, a healthCheckNodePort of ${f.port}) nor the agent's settings as read (enable-health-check-loadbalancer-ip) make here: left from an earlier state of either.`
         : `Cilium's agent on ${input.node} holds frontend ${frontendKey(f)}${f.service ? ` for ${f.service}` : ''}, which no Service in the objects makes: a deleted Service's address still load-balanced, or one from another source (a local redirect policy, clustermesh).`,
-      actual: [lineAt(input.table.source, f.line, frontendLine(f))],
+      actual: [quote(input.table.source, f.line, frontendLine(f))],
       next,
     });
   }

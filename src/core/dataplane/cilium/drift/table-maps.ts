@@ -1,6 +1,6 @@
 // Drift of the agent's own table against its BPF maps, where both were read: the datapath uses
 // the maps.
-import { lineAt, type AddFinding, type DriftFinding } from '../../drift.js';
+import { quote, type AddFinding, type DriftFinding, type Quote } from '../../drift.js';
 import type { ServicePortName } from '../../../model.js';
 import type { ExpectedFrontend } from '../expected/expected.js';
 import { inRotation } from '../expected/backends.js';
@@ -85,7 +85,10 @@ function entry(
         title: `${frontendKey(m)}: ${held.join(', ')} quarantined in the BPF map`,
         message: `For frontend ${frontendKey(m)} on ${input.node}, the BPF map keeps ${held.join(', ')} past the backends that take new connections: Cilium's health checking quarantined ${held.length === 1 ? 'it' : 'them'} (or ${held.length === 1 ? 'it is' : 'they are'} terminating), so new connections go to the others until ${held.length === 1 ? 'it answers' : 'they answer'} again.`,
         expected: inRotation(f.backends).map(backendLine),
-        actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
+        // the ones quarantined differ; the others are as the table has them
+        actual: m.backends.map((b) =>
+          quote(bpf.source, b.line, backendLine(b), !held.includes(k(b))),
+        ),
       }),
     );
   // a map entry whose backends the listing leaves out can only show what it shows
@@ -100,19 +103,22 @@ function entry(
       title: `${frontendKey(m)}: BPF map backends differ from the agent's table`,
       message: `For frontend ${frontendKey(m)} on ${input.node}, the BPF map ${missing.length ? `lacks ${missing.join(', ')}` : ''}${missing.length && extra.length ? ' and ' : ''}${extra.length ? `gives new connections to ${extra.join(', ')}, which the table does not` : ''}: the datapath follows the map.`,
       expected: inRotation(f.backends).map(backendLine),
-      actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
+      // the ones taking connections the table gives none differ; the others are as it has them
+      actual: m.backends.map((b) =>
+        quote(bpf.source, b.line, backendLine(b), !extra.includes(k(b))),
+      ),
     });
 }
 
 /** The BPF map entries (read besides the table) of a frontend the agent's table lacks, as the
  * evidence of it: the datapath looks up the map, so it still translates what they hold. */
-export function heldByMaps(input: CiliumDriftInput, want: ExpectedFrontend): string[] {
+export function heldByMaps(input: CiliumDriftInput, want: ExpectedFrontend): Quote[] {
   const bpf = input.maps;
   if (!bpf) return [];
   return new Frontends(bpf)
     .find(want)
     .flatMap((m) => [
-      lineAt(bpf.source, m.line, frontendLine(m)),
-      ...m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
+      quote(bpf.source, m.line, frontendLine(m)),
+      ...m.backends.map((b) => quote(bpf.source, b.line, backendLine(b))),
     ]);
 }

@@ -3,7 +3,7 @@
 // BPF maps lack, one they hold that no Service makes (the reconciler's isWildcardClass,
 // default-lb-service-ipam, 1.20's bpf-lb-enable-wildcard-entries), and those whose options are
 // not known, said not compared.
-import { lineAt, type AddFinding, type DriftFinding } from '../../drift.js';
+import { quote, type AddFinding, type DriftFinding } from '../../drift.js';
 import type { ExpectedMapEntry } from '../maps/expected.js';
 import { frontendKey, isDropEntry, type CiliumTable } from '../read/listing.js';
 import type { CiliumDriftInput } from '../drift.js';
@@ -48,7 +48,7 @@ export function wildcards(
     add('cilium-bpf-map-differs', {
       title: `wildcard entry ${frontendKey(f)} not expected`,
       message: `The BPF service map on ${input.node} holds a wildcard entry for ${ip}, which drops traffic from outside the node to every port of that address no Service uses, but ${anyAt.has(ip) ? `none of the Services at ${ip} makes the agent write one (no loadBalancerClass of Cilium's own, default-lb-service-ipam as read, or the node's own address)` : `no Service has a ClusterIP or LoadBalancer IP ${ip}`}: left from an earlier state, it may drop connections to that address.`,
-      actual: [lineAt(bpf.source, f.line, frontendLine(f))],
+      actual: [quote(bpf.source, f.line, frontendLine(f))],
     });
   }
   if (notKnown.length > 0)

@@ -178,7 +178,7 @@ function checkServicePort(sp: ExpectedServicePort, c: DriftContext): void {
   removedEntries(sp, t, c);
 }
 
-function capped(lines: string[]): string[] {
+function capped<T>(lines: T[]): (T | string)[] {
   if (lines.length <= EVIDENCE_LINES) return lines;
   return [...lines.slice(0, EVIDENCE_LINES - 1), capLine(lines.length - EVIDENCE_LINES + 1)];
 }

@@ -8,7 +8,7 @@ import { IPVS_SERVICE_FLAG } from '../../../nodes/commands.js';
 import { kubeProxyPodOn } from '../../iptables/drift/context.js';
 import { onNode } from '../../../findings/next-command.js';
 import {
-  lineAt,
+  quote,
   driftFinding,
   isDrift,
   sortFindings,
@@ -69,16 +69,17 @@ const vsLine = (v: { protocol: keyof typeof FLAG; address: string }) =>
   `${FLAG[v.protocol]} ${v.address}`;
 
 /** A virtual server as read, in ipvsadm-save's words, with where it was read: what the node has
- * is shown as a line, whichever view it was read from. */
-const vsText = (s: IpvsService, source: string) =>
-  lineAt(
+ * is shown as a line, whichever view it was read from; a difference unless `asWritten`. */
+const vsText = (s: IpvsService, source: string, asWritten = false) =>
+  quote(
     source,
     s.line,
     `-A ${vsLine(s)}${s.scheduler ? ` -s ${s.scheduler}` : ''}${s.persistent !== undefined ? ` -p ${s.persistent}` : ''}`,
+    asWritten,
   );
 
 const rsText = (s: IpvsService, r: IpvsRealServer, source: string) =>
-  lineAt(
+  quote(
     source,
     r.line,
     `-a ${vsLine(s)} -r ${r.address}${r.forward ? ` ${FORWARD_FLAG[r.forward] ?? r.forward}` : ''}${r.weight !== undefined ? ` -w ${r.weight}` : ''}`,
@@ -282,7 +283,8 @@ function realServers(
         title: `${want.address}: real server ${address} missing`,
         message: `${address} is an endpoint kube-proxy should send ${where} to, but ${node} does not: its kube-proxy has not synced since the endpoint became ready.`,
         expected: [`-a ${vsLine(want)} -r ${address} -m -w 1`],
-        actual: [vsText(got, source)],
+        // the virtual server the real server belongs under, as kube-proxy wrote it
+        actual: [vsText(got, source, true)],
       });
     else if (r.weight === 0)
       add('real-server-weight-zero', {

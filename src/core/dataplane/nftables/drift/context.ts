@@ -1,6 +1,6 @@
 // What each comparison of nftables drift is given: the node, its table and listing, kube-proxy's
 // model, where findings go, the lines not read.
-import { lineAt, type AddFinding as Add } from '../../drift.js';
+import { quote, type AddFinding as Add, type Quote } from '../../drift.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';
 import type { Release } from '../../kube-proxy/releases.js';
 import type { NftRule, NftTable, NftUnread } from '../read/listing.js';
@@ -27,20 +27,24 @@ export interface PortCheck {
 
 export const keyText = (e: { key: (string | number)[] }) => e.key.join(' . ');
 
-/** A rule the node has, as evidence names it: "FILE:LINE: TEXT" (no line: the file alone). */
-export const ruleAt = (source: string, r: NftRule) => lineAt(source, r.line, ruleText(r));
+/** A rule the node has, as a finding quotes it: "FILE:LINE: TEXT" (no line: the file alone); the
+ * difference unless `asWritten` (kube-proxy's rule, shown beside it). */
+export const ruleAt = (source: string, r: NftRule, asWritten = false): Quote =>
+  quote(source, r.line, ruleText(r), asWritten);
 
 /** An element of `map` the node has, in nft's words ("service-ips 10.96.0.1 . tcp . 443 : goto
- * CHAIN"), as evidence names it: "FILE:LINE: TEXT" (its line not known: the file alone). */
+ * CHAIN"), as a finding quotes it: "FILE:LINE: TEXT" (its line not known: the file alone); the
+ * difference unless `asWritten`. */
 export function elementAt(
   c: { source: string; table: NftTable },
   map: string,
   key: (string | number)[],
   value?: string,
-): string {
+  asWritten = false,
+): Quote {
   const text = key.join(' . ');
   const e = c.table.set(map)?.elements.find((x) => keyText(x) === text);
-  return lineAt(c.source, e?.line, `${map} ${text}${value ? ` : ${value}` : ''}`);
+  return quote(c.source, e?.line, `${map} ${text}${value ? ` : ${value}` : ''}`, asWritten);
 }
 
 /** hairpin-connections' elements kube-proxy writes (`ip . ip . proto . port`: an endpoint to

@@ -1,7 +1,7 @@
 // Drift of what every sync writes in nftables mode whatever the Services: the base chains and
 // their hooks, the dispatch, masquerading and check chains' rules, the node-port addresses, and
 // map elements that lead to a chain the table lacks.
-import { lineAt, type DriftId } from '../../drift.js';
+import { quote, type DriftId } from '../../drift.js';
 import type { NftTable } from '../read/listing.js';
 import { ruleText } from '../render.js';
 import { portChain } from '../trees/port-chain.js';
@@ -63,7 +63,8 @@ export function fixedChains(want: NftTable, c: PortCheck): void {
         title: `${w.name}: no rule ${ruleText(r)}`,
         message: `kube-proxy's table on ${c.node} lacks the rule "${ruleText(r)}" in ${w.name}${masq ? ': cluster IP traffic from outside the cluster is not masqueraded' : ''}.`,
         expected: [`add rule ${want.family} kube-proxy ${w.name} ${ruleText(r)}`],
-        actual: a.rules.map((x) => ruleAt(c.source, x)),
+        // the chain's rules beside the one it lacks, as kube-proxy writes them
+        actual: a.rules.map((x) => ruleAt(c.source, x, true)),
       });
     }
   }
@@ -91,7 +92,7 @@ export function elementTargets(c: PortCheck, only: Set<string> | undefined): voi
         ...(port ? { service: port.name } : {}),
         title: `${map} sends ${keyText(e)} to ${target}, which is missing`,
         message: `kube-proxy's table on ${c.node} has the ${map} element ${keyText(e)} : goto ${target}, but no chain ${target}: nft refuses such a table, so the paste or listing lacks it, or it was deleted by hand.`,
-        actual: [lineAt(c.source, e.line, `${map} ${keyText(e)} : goto ${target}`)],
+        actual: [quote(c.source, e.line, `${map} ${keyText(e)} : goto ${target}`)],
       });
     }
 }

@@ -9,6 +9,8 @@ import type { PacketState } from '../../trace/packet.js';
 import { hookChains, throughChains } from '../chain-walk.js';
 import type { NftTable } from '../read/listing.js';
 import { ruleAt, type PortCheck } from './context.js';
+import { ruleText } from '../render.js';
+import type { Quote } from '../../drift.js';
 
 /** The chains whose rules this check judges by behaviour (fixed-chains.ts skips them). */
 export const MASQUERADE_CHAINS = new Set(['mark-for-masquerade', 'masquerading']);
@@ -49,23 +51,32 @@ export function masqueradePath(c: PortCheck): void {
   const faults = masqueradeFaults(c.table, c.exp.masqueradeMark, before36);
   if (!faults || faults.length === 0) return;
   const unmarkedToo = faults.some((f) => f.includes('unmarked'));
+  const expected = c
+    .script()
+    .filter((l) =>
+      /^add \w+ \w+ kube-proxy (mark-for-masquerade|masquerading|nat-postrouting) /.test(l),
+    );
+  const written = new Set(expected);
   c.add('masquerade-missing', {
     title: faults[0]!,
     message: `kube-proxy's table on ${c.node}: ${faults.join('; ')}. ${unmarkedToo ? 'Traffic that needs no SNAT is masqueraded as well: Pods see the node, not the client, as the source' : `${UNMASQUERADED}`}.`,
-    expected: c
-      .script()
-      .filter((l) =>
-        /^add \w+ \w+ kube-proxy (mark-for-masquerade|masquerading|nat-postrouting) /.test(l),
-      ),
+    expected,
     actual: [
       'nat-postrouting',
       'masquerading',
       ...(before36 ? ['mark-for-masquerade'] : []),
-    ].flatMap((name) => {
+    ].flatMap((name): (string | Quote)[] => {
       const chain = c.table.chain(name);
       if (!chain) return [`${c.source}: no chain ${name}`];
       if (chain.rules.length === 0) return [`${c.source}: chain ${name}: no rules`];
-      return chain.rules.map((r) => ruleAt(c.source, r));
+      // a rule as kube-proxy's script writes it is context; one it does not write, the fault
+      return chain.rules.map((r) =>
+        ruleAt(
+          c.source,
+          r,
+          written.has(`add rule ${c.table.family} kube-proxy ${name} ${ruleText(r)}`),
+        ),
+      );
     }),
   });
 }

@@ -4,7 +4,7 @@
 import { kubeProxyPodOn } from '../../iptables/drift/context.js';
 import { kubectl, valid } from '../../../findings/next-command.js';
 import { hostPort } from '../../../ipv6.js';
-import type { AddFinding as Add } from '../../drift.js';
+import type { AddFinding as Add, Quote } from '../../drift.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import { percent } from '../../../model.js';
 import { writes } from '../../kube-proxy/releases.js';
@@ -198,7 +198,8 @@ export function servicePort(
         missing('masquerade-missing', {
           title: `no masquerade mark in ${w.chains.ext}${m === 'all' ? '' : ` for ${m}`}`,
           message: `kube-proxy's table on ${node} does not mark ${sp.name}'s external traffic${m === 'all' ? '' : ` (${m})`} for masquerade: replies from an endpoint on another node go straight back to the client, which drops them.`,
-          actual: (table.chain(w.chains.ext!)?.rules ?? []).map((r) => ruleAt(c.source, r)),
+          // the chain without the mark, its rules as kube-proxy writes them
+          actual: (table.chain(w.chains.ext!)?.rules ?? []).map((r) => ruleAt(c.source, r, true)),
         });
   }
   if (w.chains.fw) firewall(sp, w.chains.fw, c, missing);
@@ -240,7 +241,8 @@ function strayVerdict(
     expected: [],
     actual: [
       verdictLine(c, a, x),
-      ...refused.flatMap((r) => r.rules.map((y) => ruleAt(c.source, y))),
+      // kube-proxy's own filter rules that refuse its connections
+      ...refused.flatMap((r) => r.rules.map((y) => ruleAt(c.source, y, true))),
     ],
     ...sync(),
   });
@@ -297,7 +299,8 @@ function unremembered(sp: ExpectedServicePort, a: ServiceTree, add: Add, c: Port
     title: `session affinity never remembers a client of ${named}`,
     message: `${sp.name} has sessionAffinity: ClientIP, but on ${c.node} the endpoint chain${without.length === 1 ? '' : 's'} of ${named} ${without.length === 1 ? 'has' : 'have'} no "update @affinity-… { ip saddr }" rule: the Service chain's affinity lookup never finds a client there and every new connection is balanced afresh, so ClientIP affinity is gone.`,
     actual: without.flatMap((e) =>
-      (c.table.chain(e.chain)?.rules ?? []).map((r) => ruleAt(c.source, r)),
+      // the endpoint chain without the update rule: its other rules as kube-proxy writes them
+      (c.table.chain(e.chain)?.rules ?? []).map((r) => ruleAt(c.source, r, true)),
     ),
   });
 }
@@ -310,7 +313,7 @@ function remaining(
   c: PortCheck,
   /** Another port's elements lead into its chains: they are quoted instead. */
   moved: boolean,
-): { fate: string; lines: string[] } {
+): { fate: string; lines: (string | Quote)[] } {
   const chain = moved ? undefined : c.table.chain(e.chain);
   const n = chain?.rules.length ?? 0;
   const held = chain ? [`${c.source}: chain ${e.chain} (${n} rule${n === 1 ? '' : 's'})`] : [];
@@ -325,7 +328,7 @@ function remaining(
 /** The lines by which the table rejects a new connection to `address` that no service-ips
  * element translated: cluster-ips holds it and cluster-ips-check rejects those (it runs after
  * DNAT); undefined where it does not. */
-function clusterIpRefused(c: PortCheck, address: string | undefined): string[] | undefined {
+function clusterIpRefused(c: PortCheck, address: string | undefined): Quote[] | undefined {
   if (!address || !c.table.set('cluster-ips')?.elements.some((x) => x.key[0] === address))
     return undefined;
   const reject = clusterIpsReject(c.table);
@@ -335,7 +338,11 @@ function clusterIpRefused(c: PortCheck, address: string | undefined): string[] |
     .flatMap((x) => x.rules.map((r) => ({ chain: x.name, r })))
     .find(({ r }) => goesTo(r) === 'cluster-ips-check');
   return reject && hook
-    ? [elementAt(c, 'cluster-ips', [address]), ruleAt(c.source, hook.r), ruleAt(c.source, reject)]
+    ? [
+        elementAt(c, 'cluster-ips', [address], undefined, true),
+        ruleAt(c.source, hook.r, true),
+        ruleAt(c.source, reject, true),
+      ]
     : undefined;
 }
 
@@ -392,7 +399,8 @@ function endpoints(
       message: `${chain} on ${c.node} sends ${percent(e.probability)} of ${sp.name}'s new connections to ${e.chain}${other && other !== sp.name ? `, a chain of ${other}` : ''}, whose rules do not DNAT ${sp.protocol}: those connections leave it untranslated${refused ? ` and are rejected by cluster-ips-check (${sp.clusterIP} is in cluster-ips)` : ' and nothing answers them'}.`,
       actual: [
         ...rulesTo(c.table.chain(chain)?.rules ?? [], e).map((r) => ruleAt(c.source, r)),
-        ...(c.table.chain(e.chain)?.rules ?? []).map((r) => ruleAt(c.source, r)),
+        // the chain it falls into, another port's, as kube-proxy writes it
+        ...(c.table.chain(e.chain)?.rules ?? []).map((r) => ruleAt(c.source, r, true)),
         ...(refused ?? []),
       ],
     });
