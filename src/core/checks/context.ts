@@ -5,12 +5,11 @@ import { seen } from '../findings/evidence.js';
 import type { IPFamily } from '../ipv6.js';
 import { Analysis } from '../nodes/analysis.js';
 import type { DataplaneCode } from '../dataplane/modes.js';
-import type { Scope } from '../nodes/node-reads.js';
+import type { ReadRules, Scope } from '../nodes/node-reads.js';
 import { nodeDump } from '../facts/facts.js';
 import type { ApiRead } from '../facts/not-read.js';
 import { notCaptured, readFailed, type CapturedKind } from '../facts/captured.js';
 import type { Invocation } from '../findings/next-command.js';
-import type { Ruleset } from '../dataplane/iptables/read/parse.js';
 import { recordedChoice, type NodeChoice } from '../nodes/choice.js';
 import {
   isWindows,
@@ -77,15 +76,6 @@ export interface PortEndpoint {
   slice: string;
 }
 
-export interface NodeRules {
-  node: string;
-  source: string;
-  ruleset?: Ruleset;
-  trees?: ServiceTrees;
-  /** Why the dump could not be read ("nodes/x/iptables-save.txt:12: ..."). */
-  error?: string;
-}
-
 /** A node's rules of one family that the Rules step compared for the Service and passed as
  * expected, and the Service's cluster IP of that family they hold. */
 export interface RulesMatched {
@@ -109,7 +99,6 @@ export class CheckContext {
   /** Each node's rules of each family that the Rules step passed as expected for the Service
    * (checks/rules/compared.ts): what a later step's explanation may rule out as a cause. */
   readonly rulesMatched: RulesMatched[] = [];
-  private readonly rulesCache = new Map<string, NodeRules | undefined>();
 
   constructor(
     readonly facts: Facts,
@@ -298,21 +287,15 @@ export class CheckContext {
     return this.nodeNames().filter((n) => nodeDump(this.facts, n));
   }
 
-  /** The node's rules, parsed and read into the Service's trees; undefined when none were
+  /** The node's rules dump as read (node-reads.ts: parsed once per run); undefined when none was
    * recorded. */
-  rules(node: string): NodeRules | undefined {
-    if (this.rulesCache.has(node)) return this.rulesCache.get(node);
-    const n = this.analysis.node(node);
-    const read = n.rules();
-    const r: NodeRules | undefined = read && {
-      node,
-      source: read.source,
-      ruleset: read.ruleset,
-      trees: n.trees(this.scope),
-      error: read.failure?.headline,
-    };
-    this.rulesCache.set(node, r);
-    return r;
+  rules(node: string): ReadRules | undefined {
+    return this.analysis.node(node).rules();
+  }
+
+  /** The Service's trees in the node's rules, where its rules dump was recorded. */
+  trees(node: string): ServiceTrees | undefined {
+    return this.rules(node) && this.analysis.node(node).trees(this.scope);
   }
 
   /** A chain's rules as evidence seen on the node: "nodes/n/iptables-save.txt:42: -A KUBE-SEP-...". */

@@ -246,14 +246,14 @@ export const rulesCheck: Check<'rules'> = {
         notCompared.add(node);
         continue;
       }
-      if (r.error) {
+      if (r.failure) {
         items.push(
           on(
             node,
             unreadable(
               'the rules dump cannot be read',
               node,
-              r.error,
+              r.failure.headline,
               saveNodeOutput(node, ['iptables-save'], 'iptables-save'),
             ),
           ),

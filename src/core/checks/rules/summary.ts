@@ -18,8 +18,8 @@ export function treeOf(
   const spn = ctx.servicePortName(port);
   const svc = ctx.service!;
   return ctx
-    .rules(node)
-    ?.trees?.services.find(
+    .trees(node)
+    ?.services.find(
       (t) =>
         t.name === spn ||
         (t.clusterIP === svc.clusterIP &&
