@@ -8,6 +8,7 @@ import {
   lineAt,
   driftFinding,
   isDrift,
+  severityOf,
   type AddFinding as Add,
   type DriftFinding,
   type NodeDrift,
@@ -29,6 +30,7 @@ import { hairpinElements, type PortCheck } from './drift/context.js';
 import { servicePort } from './drift/service-port.js';
 import { elementTargets, fixedChains } from './drift/fixed-chains.js';
 import { removedServiceElements } from './drift/removed.js';
+import { refusedPorts } from './drift/refused.js';
 import type { ServicesRead } from '../kube-proxy/removed-services.js';
 
 export interface NftDriftInput {
@@ -84,6 +86,11 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
       c,
     );
   fixedChains(want, c);
+  // a port with an error already says why its packets go astray: not walked again
+  const flagged = new Set(
+    findings.flatMap((f) => (f.service && severityOf(f) === 'error' ? [f.service] : [])),
+  );
+  refusedPorts(c, input.serviceCIDRs, flagged);
   elementTargets(c, scope);
   // a chain some current Service port has is not left over, even where nothing leads to it; nor
   // is one a line not read may lead to

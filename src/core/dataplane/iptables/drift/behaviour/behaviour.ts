@@ -113,7 +113,7 @@ export function behaviourDiffers(
       wanted.some((o) => o.dnat !== undefined && !o.refused) &&
       refusedShare(got) > refusedShare(wanted) + 1e-9;
     out.push({
-      packet: describe(packet),
+      packet: describePacket(packet),
       sent: packet,
       expected,
       actual: text,
@@ -406,7 +406,8 @@ export const outcomeText = (o: WalkOutcome): string =>
 /** The outcomes as a sorted list of outcomeText. */
 const outcomesText = (os: WalkOutcome[]): string => os.map(outcomeText).sort().join(', ');
 
-const describe = (p: TracePacket) =>
+/** "tcp from 10.244.0.201 to 10.96.0.10:53": a walk's packet in words. */
+export const describePacket = (p: TracePacket) =>
   `${p.protocol} ${p.fromHost ? `from the node (${p.src})` : `from ${p.src}`} to ${hostPort(p.dst, p.dport ?? 0)}`;
 
 /** Where the walks send packets from: a Pod, a client outside the cluster, the node. */
@@ -418,8 +419,9 @@ function sourcesOf(exp: ExpectedRules): { pod?: string; outside: string; node?: 
   return { pod, outside, node: exp.node.ips[0] };
 }
 
-/** A Pod's, an outside client's and the node's packet to each of the port's addresses. */
-function packetsFor(exp: ExpectedRules, sp: ExpectedServicePort): TracePacket[] {
+/** A Pod's, an outside client's and the node's packet to each of the port's addresses (and an
+ * outside client's to its node port): the packets drift by behaviour walks in every mode. */
+export function packetsFor(exp: ExpectedRules, sp: ExpectedServicePort): TracePacket[] {
   const { pod, outside, node } = sourcesOf(exp);
   const sources: [string, boolean][] = [
     ...(pod ? [[pod, false] as [string, boolean]] : []),
