@@ -20,7 +20,8 @@ import { portChain } from '../trees/port-chain.js';
 import { unreadNames } from '../trees/partial.js';
 import { ruleAt, type PortCheck } from './context.js';
 import { slicer, type Slicer } from './port-slice.js';
-import { signature } from './rule-signature.js';
+import { isAddress, signature } from './rule-signature.js';
+import { containsAny } from '../../../ipv6.js';
 
 /** What can refuse a packet in the node's table that kube-proxy's table does not hold there: a
  * rule, or a base chain's drop policy (no rule). */
@@ -51,11 +52,17 @@ export function refusedPorts(
   const theirs = (ports: ExpectedServicePort[]) =>
     expectedNftTable(expectedNftCommands({ ...c.exp, servicePorts: ports }, serviceCIDRs));
   const extra = unwritten(candidates, theirs([...owners]));
-  // a chain of a port kube-proxy does not have now is orphan-chain's, not walked
-  const shared = extra.some((x) => portChain(x.chain.name) === undefined);
-  const walked = shared
-    ? c.exp.servicePorts
-    : [...new Set(extra.flatMap((x) => portOf(x.chain.name) ?? []))];
+  // a chain of a port kube-proxy does not have now is orphan-chain's, not walked; one of a shared
+  // chain may catch the ports its addresses say (every port, where they say nothing)
+  const shared = extra.filter((x) => portChain(x.chain.name) === undefined);
+  const first = c.exp.servicePorts[0];
+  const sources = first ? packetsFor(c.exp, first).map((p) => p.src) : [];
+  const catches = shared.map((x) => mayCatch(x.rule, c.exp.node.ips, sources));
+  const walked = c.exp.servicePorts.filter(
+    (sp) =>
+      catches.some((may) => may(sp)) ||
+      extra.some((x) => portChain(x.chain.name)?.name === sp.name),
+  );
   if (walked.length === 0) return;
   const node = slicer(c.table);
   const want = slicer(theirs(walked));
@@ -218,6 +225,36 @@ function refuses(r: NftRule, refusing: (chain: string) => boolean): boolean {
       return true;
   }
   return false;
+}
+
+/** Which ports' packets a rule of a shared chain may catch, as far as the addresses it names
+ * say: those with one of them as an address, an endpoint or a node address (a node port); every
+ * port where it names none, negates a match, or names one of the walks' sources. */
+function mayCatch(
+  rule: NftRule | undefined,
+  nodeIPs: string[],
+  /** Where the walks send packets from (a Pod, outside, the node): the same for every port. */
+  sources: string[],
+): (sp: ExpectedServicePort) => boolean {
+  const all = () => true;
+  if (!rule) return all; // a base chain's policy
+  const negated = rule.expr.some((e) => {
+    const m = e['match'];
+    return (
+      isObject(m) &&
+      (m['op'] === '!=' || (typeof m['text'] === 'string' && m['text'].includes('!=')))
+    );
+  });
+  const named = signature(rule).split(' ').filter(isAddress);
+  if (negated || named.length === 0) return all;
+  const holds = (ip: string) => named.some((cidr) => containsAny(cidr, ip));
+  if (sources.some(holds)) return all;
+  return (sp) =>
+    holds(sp.clusterIP) ||
+    sp.externalIPs.some(holds) ||
+    sp.loadBalancerIPs.some(holds) ||
+    sp.allEndpoints.some((e) => holds(e.ip)) ||
+    (sp.nodePort !== undefined && nodeIPs.some(holds));
 }
 
 /** The candidates kube-proxy's table (`want`) does not hold: a rule whose chain there has none of
