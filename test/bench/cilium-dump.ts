@@ -28,6 +28,7 @@ export function ciliumBpfList(o: { services: number; backends: number }): string
           port: 8080,
           protocol: 'tcp' as const,
           state: 'active' as const,
+          weight: 100,
         };
       }),
     });

@@ -38,6 +38,7 @@ export type DriftId =
   | 'cilium-backend-missing'
   | 'cilium-backend-stale'
   | 'cilium-backend-state-differs'
+  | 'cilium-backend-weight-differs'
   | 'cilium-frontend-not-reconciled'
   | 'cilium-bpf-map-differs'
   | 'cilium-affinity-differs'
@@ -90,6 +91,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-backend-missing': 'warning',
   'cilium-backend-stale': 'error',
   'cilium-backend-state-differs': 'warning',
+  'cilium-backend-weight-differs': 'warning',
   'cilium-frontend-not-reconciled': 'error',
   'cilium-bpf-map-differs': 'error',
   'cilium-affinity-differs': 'warning',
@@ -148,6 +150,8 @@ export const NOT_FORWARDED: Record<DriftId, boolean> = {
   'cilium-backend-missing': true,
   'cilium-backend-stale': true,
   'cilium-backend-state-differs': false,
+  // every backend still gets new connections, in other shares than the weights say
+  'cilium-backend-weight-differs': false,
   'cilium-frontend-not-reconciled': true,
   'cilium-bpf-map-differs': true,
   'cilium-affinity-differs': false,

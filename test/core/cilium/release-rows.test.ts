@@ -97,7 +97,7 @@ describe('the datapath candidates without kube-proxy replacement (isDatapathCand
     portName: 'http',
     servicePort: 80,
     localOnly: false,
-    backends: [{ ip: '10.244.1.1', port: 8080, protocol: 'tcp', state: 'active' }],
+    backends: [{ ip: '10.244.1.1', port: 8080, protocol: 'tcp', state: 'active', weight: 100 }],
   });
   it('are the ClusterIP, LocalRedirect and ExternalIPs frontends, not the LoadBalancer one', () => {
     const { settings } = settingsAt('v1.19.7', [], { 'kube-proxy-replacement': 'false' });

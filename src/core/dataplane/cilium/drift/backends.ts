@@ -2,11 +2,16 @@
 // states where the listing shows them), and its reconcile status.
 import type { NextCommand } from '../../../findings/next-command.js';
 import { quote, type AddFinding, type DriftFinding } from '../../drift.js';
-import type { ExpectedFrontend } from '../expected/expected.js';
+import type { ExpectedBackend, ExpectedFrontend } from '../expected/expected.js';
 import { inRotation } from '../expected/backends.js';
-import { formatAddress, frontendKey, type CiliumFrontend } from '../read/listing.js';
+import {
+  formatAddress,
+  frontendKey,
+  type CiliumBackend,
+  type CiliumFrontend,
+} from '../read/listing.js';
 import type { CiliumDriftInput } from '../drift.js';
-import { NOT_APPLIED, backendLine, infoNote, nameOf } from './words.js';
+import { NOT_APPLIED, WEIGHT_SOURCE, backendLine, infoNote, nameOf } from './words.js';
 import { bySelection } from './not-known.js';
 
 /** Backends compared by address; states where the listing shows them. */
@@ -60,6 +65,7 @@ export function backends(
       });
       continue;
     }
+    weight(want, k, w, b, input, add, next);
     // the maps dump shows which backends take new connections: the ones the states give
     if (
       b.inRotation !== undefined &&
@@ -113,6 +119,28 @@ export function backends(
 }
 
 const node = (input: CiliumDriftInput) => input.node;
+
+/** A backend's weight where the listing shows it (service list -o json): Maglev fills the
+ * frontend's table by it. */
+function weight(
+  want: ExpectedFrontend,
+  k: string,
+  w: ExpectedBackend,
+  b: CiliumBackend,
+  input: CiliumDriftInput,
+  add: AddFinding,
+  next: NextCommand | undefined,
+) {
+  if (b.weight === undefined || b.weight === w.weight) return;
+  add('cilium-backend-weight-differs', {
+    service: nameOf(want),
+    title: `${frontendKey(want)}: backend ${k} weight ${b.weight}, expected ${w.weight}`,
+    message: `Backend ${k} of ${nameOf(want)} has weight ${b.weight} in Cilium's table on ${input.node}, but its EndpointSlice gives it ${w.weight} (${WEIGHT_SOURCE}): where Maglev picks the backend, it fills the table by the weights the agent holds, so this backend takes another share of new connections than the EndpointSlices say. ${NOT_APPLIED}`,
+    expected: [`${backendLine(w)} weight ${w.weight}`],
+    actual: [quote(input.table.source, b.line, `${backendLine(b)} weight ${b.weight}`)],
+    next,
+  });
+}
 
 /** The load-balancer table's reconcile status: anything but Done is not (yet) in the maps. */
 export function status(

@@ -26,6 +26,10 @@ export const frontendLine = (f: {
 export const infoNote = (input: CiliumDriftInput, id: DriftId, said: DriftSaid) =>
   driftFinding(id, said, { node: input.node, source: input.table.source }, 'info');
 
+/** Where a backend's weight comes from (expected/backends.ts weightOf). */
+export const WEIGHT_SOURCE =
+  "the slice's service.cilium.io/weight from Cilium 1.20, 0 putting its backends in maintenance; 100 where it has none";
+
 /** Why an agent's table disagrees with the API objects, and what to do about it. */
 export const NOT_APPLIED =
   "The agent writes its tables from the Service and its EndpointSlices: it has not applied their last change. Its log says why (a lost watch of the API server, a failing reconcile); deleting the agent's Pod makes it rebuild them.";

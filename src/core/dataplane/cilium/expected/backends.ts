@@ -43,18 +43,33 @@ function servingStateOf(c: Conditions, serving: boolean | undefined): BackendSta
   return c.terminating ? 'terminating' : 'active';
 }
 
+/** Cilium's DefaultBackendWeight (pkg/loadbalancer/loadbalancer.go). */
+export const DEFAULT_BACKEND_WEIGHT = 100;
+
+/** The weight of a slice's backends (1.20's ParseEndpointSliceV1 and convertEndpoints): its
+ * service.cilium.io/weight where that is a 16-bit number, 0 putting them in maintenance; one that
+ * is not is ignored, as is the annotation before 1.20: then 100. */
+function weightOf(slice: EndpointSlice, o: CiliumExpectOptions): number {
+  const value = (slice.raw.metadata as { annotations?: Record<string, string> } | undefined)
+    ?.annotations?.['service.cilium.io/weight'];
+  // strconv.ParseUint(value, 10, 16): decimal digits only, at most 65535
+  if (!o.sliceWeights || value === undefined || !/^[0-9]+$/.test(value))
+    return DEFAULT_BACKEND_WEIGHT;
+  const n = Number(value);
+  return n <= 0xffff ? n : DEFAULT_BACKEND_WEIGHT;
+}
+
 /** convertEndpoints: each address and port of the Service's EndpointSlices, one backend per
  * address and port (several slices naming one address are one backend), in a state from its
  * conditions: ready is active; terminating and serving is terminating; terminating and not
- * serving stays, unused; otherwise maintenance; and from 1.20 maintenance in a slice weighted 0. */
+ * serving stays, unused; otherwise maintenance; and from 1.20 maintenance in a slice weighted 0;
+ * each with its slice's weight. */
 export function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Backend[] {
   const byKey = new Map<string, Backend>();
   for (const slice of slices) {
     if (slice.addressType === 'FQDN') continue;
-    // a weight that is no 16-bit number is ignored, as the agent does
-    const weight = (slice.raw.metadata as { annotations?: Record<string, string> } | undefined)
-      ?.annotations?.['service.cilium.io/weight'];
-    const drained = o.sliceWeights === true && weight !== undefined && /^0+$/.test(weight);
+    const weight = weightOf(slice, o);
+    const drained = weight === 0;
     const raw =
       (slice.raw['endpoints'] as
         | {
@@ -94,6 +109,7 @@ export function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Bac
             port: p.port,
             protocol,
             state,
+            weight,
             portNames: [p.name],
             ...(nodeName ? { nodeName } : {}),
             ...(ep.targetRef?.name

@@ -122,6 +122,9 @@ export interface ExpectedBackend {
   port: number;
   protocol: CiliumProtocol;
   state: BackendState;
+  /** Its load-balancing weight (backends.ts weightOf): Maglev fills its table by it; 0 in
+   * maintenance. */
+  weight: number;
   nodeName?: string;
   /** The Pod (or other object) the EndpointSlice names. */
   target?: string;

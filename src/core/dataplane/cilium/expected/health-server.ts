@@ -70,6 +70,8 @@ export function healthServerFrontends(
         port,
         protocol: 'tcp',
         state: 'active',
+        // healthserver.go sets no weight on its backend (v1.20.2): 0, which Maglev reads as even
+        weight: 0,
         nodeName: node.name,
       },
     ],

@@ -7,6 +7,7 @@ import { familyOn } from './families.js';
 import type { CiliumExpectOptions, ExpectedBackend, ExpectedFrontend } from './expected.js';
 import type { CiliumProtocol } from '../read/listing.js';
 import { inNodePortRange } from '../agent/node-port-range.js';
+import { DEFAULT_BACKEND_WEIGHT } from './backends.js';
 
 const LOOPBACK = /^(?:127\.|::1$)/;
 const UNSPECIFIED = new Set(['0.0.0.0', '::']);
@@ -53,6 +54,8 @@ function ofPod(pod: Pod, uid: string, o: CiliumExpectOptions): ExpectedFrontend[
         port: p.containerPort,
         protocol,
         state: 'active',
+        // reflectors/k8s.go gives a host port's backends the default weight
+        weight: DEFAULT_BACKEND_WEIGHT,
         ...(pod.nodeName ? { nodeName: pod.nodeName } : {}),
         target: `Pod ${pod.namespace}/${pod.name}`,
       });

@@ -14,6 +14,7 @@ import {
 } from '../agent/agent.js';
 import { sourceRangeCheckOf } from '../agent/comparable.js';
 import { SETTING_NOT_KNOWN } from '../agent/refused.js';
+import { DEFAULT_BACKEND_WEIGHT } from './backends.js';
 
 /** Columns as Go's tabwriter aligns them: each as wide as its widest cell, then three spaces. */
 function table(rows: string[][]): string[] {
@@ -77,6 +78,22 @@ export function bpfLbList(entries: readonly ExpectedMapEntry[]): string[] {
     );
   });
   return table(rows);
+}
+
+/** Each backend's weight, which db/show backends does not show (service list -o json does, and
+ * Maglev fills a frontend's table by it): those not the default 100, by address. */
+export function weightLines(frontends: readonly ExpectedFrontend[]): string[] {
+  const weights = new Map<string, number>();
+  for (const f of frontends)
+    for (const b of f.backends)
+      if (b.weight !== DEFAULT_BACKEND_WEIGHT) weights.set(backendText(b), b.weight);
+  const head = `# weights (service list -o json's weight; Maglev fills a frontend's table by them): ${DEFAULT_BACKEND_WEIGHT} each`;
+  if (weights.size === 0) return [`${head}`];
+  const rows = [...weights].sort(([a], [b]) => a.localeCompare(b));
+  return [
+    `${head} but`,
+    ...table([['Address', 'Weight'], ...rows.map(([k, w]) => [k, String(w)])]),
+  ];
 }
 
 const sorted = (frontends: readonly ExpectedFrontend[]) =>
@@ -163,6 +180,7 @@ export function expectedCiliumText(
     '',
     '# cilium-dbg shell -- db/show backends',
     ...backendsTable(held),
+    ...weightLines(held),
     '',
     `# cilium-dbg bpf lb list (${nodePortHeader(o.nodePorts, o.refused !== undefined)})`,
     ...flagsNotKnownLine(entries),

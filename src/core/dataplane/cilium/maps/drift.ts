@@ -15,13 +15,16 @@ import {
   type SettingSources,
   type SourcedSetting,
 } from '../agent/provenance.js';
-import type { ExpectedFrontend } from '../expected/expected.js';
+import type { ExpectedBackend, ExpectedFrontend } from '../expected/expected.js';
+import { maglevEntries } from '../expected/maglev.js';
+import { WEIGHT_SOURCE } from '../drift/words.js';
 import {
   formatAddress,
   frontendKey,
   isDropEntry,
   isWildcard,
   parseAddress,
+  type CiliumBackend,
   type CiliumFrontend,
   type CiliumMapKind,
   type CiliumTable,
@@ -388,7 +391,7 @@ function algorithm(c: Entry) {
   const inRotation = new Set(expected.map(k));
   const lacks = expected.filter((b) => !inTable.has(k(b)));
   const extra = table.filter((b) => !inRotation.has(k(b)));
-  if (!lacks.length && !extra.length) return;
+  if (!lacks.length && !extra.length) return maglevShares(c, expected, table);
   c.add('cilium-algorithm-differs', {
     service,
     title: `${keyOf(c)}: Maglev table ${[...lacks.map((b) => `lacks ${formatAddress(b)}`), ...extra.map((b) => `has ${formatAddress(b)}`)].join(', ')}`,
@@ -404,6 +407,35 @@ function algorithm(c: Entry) {
             ),
           ]
         : table.map((b) => lineAt(c.bpf.source, b.line, formatAddress(b))),
+  });
+}
+
+/** The table holds the backends expected: each one's entries, which Maglev gives by the weights
+ * the agent holds (expected/maglev.ts), against those the EndpointSlices give. */
+function maglevShares(c: Entry, expected: ExpectedBackend[], table: CiliumBackend[]) {
+  const size = table.reduce((n, b) => n + b.maglev!, 0);
+  const want = maglevEntries(expected, size);
+  const got = new Map(table.map((b) => [`${b.ip} ${b.port}`, b.maglev!]));
+  const off = expected.filter((b, i) => got.get(`${b.ip} ${b.port}`) !== want[i]);
+  if (!off.length) return;
+  const service = nameOf(c.e);
+  const entries = (b: ExpectedBackend) => got.get(`${b.ip} ${b.port}`);
+  c.add('cilium-backend-weight-differs', {
+    service,
+    title: `${keyOf(c)}: Maglev entries ${off.map((b) => `${formatAddress(b)} ${entries(b)}, expected ${want[expected.indexOf(b)]}`).join('; ')}`,
+    message: `The Maglev table of ${keyOf(c)} (${service}) on ${c.node} does not share its ${size} entries by the weights the EndpointSlices give (${WEIGHT_SOURCE}): the agent holds other weights for ${list(off.map((b) => formatAddress(b)))}, so they take another share of new connections.`,
+    expected: expected.map(
+      (b, i) => `${formatAddress(b)} weight ${b.weight}: ${want[i]} of ${size} entries`,
+    ),
+    actual: [
+      c.m.mapLines?.maglev !== undefined
+        ? lineAt(
+            c.bpf.source,
+            c.m.mapLines.maglev,
+            `MAGLEV ${table.map((b) => `${formatAddress(b)} (${b.maglev})`).join(', ')}`,
+          )
+        : `${c.bpf.source}: MAGLEV ${table.map((b) => `${formatAddress(b)} (${b.maglev})`).join(', ')}`,
+    ],
   });
 }
 
