@@ -258,6 +258,10 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
                 : ep.cilium.preferred
                   ? ', preferred'
                   : ', not preferred'}
+              {ep.cilium.weight === undefined ? '' : `, weight ${ep.cilium.weight}`}
+              {ep.cilium.maglev
+                ? `, ${ep.cilium.maglev.entries} of ${ep.cilium.maglev.of} Maglev entries`
+                : ''}
               {ep.probability === 0 ? ': no new connections' : ''}
             </S>
           ) : (
