@@ -332,7 +332,7 @@ export abstract class NodeReads {
       let table = parse(list);
       // the states are the backends table's where it was read; without it they are unread, not none
       const states = list === 'frontends' && has('backends') ? parse('backends') : undefined;
-      if (states?.backendStates) table = withBackendStates(table, states.backendStates);
+      if (states?.backendStates) table = withBackendStates(table, states.backendStates, states);
       const bpf = list !== 'bpf-lb-list' && has('bpf-lb-list') ? parse('bpf-lb-list') : undefined;
       return (this.ciliumMemo = {
         source: file(list),

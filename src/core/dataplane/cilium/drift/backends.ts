@@ -102,7 +102,7 @@ export function backends(
           title: `${frontendKey(got)}: backend ${k} quarantined`,
           message: `Cilium's health checking quarantined backend ${k} of ${service} on ${node(input)}: it takes no new connections until it answers again (its EndpointSlice says ${w.state}).`,
           expected: [backendLine(w)],
-          actual: [quote(source, b.line, backendLine(b))],
+          actual: [stateEvidence(b, source)],
         }),
       );
       continue;
@@ -112,13 +112,19 @@ export function backends(
       title: `${frontendKey(got)}: backend ${k} ${b.state}, expected ${w.state}`,
       message: `Backend ${k} of ${service} is ${b.state} in Cilium's table on ${node(input)}, but its EndpointSlice makes it ${w.state}: ${w.state === 'active' ? 'it takes no new connections though it is ready' : 'new connections still go to an endpoint that is not ready'}.`,
       expected: [backendLine(w)],
-      actual: [quote(source, b.line, backendLine(b))],
+      actual: [stateEvidence(b, source)],
       next,
     });
   }
 }
 
 const node = (input: CiliumDriftInput) => input.node;
+
+/** A backend's state where it was read: the backends table's line, where that listing gave it. */
+const stateEvidence = (b: CiliumBackend, source: string) =>
+  b.stateAt
+    ? quote(b.stateAt.source, b.stateAt.line, backendLine(b))
+    : quote(source, b.line, backendLine(b));
 
 /** A backend's weight where the listing shows it (service list -o json): Maglev fills the
  * frontend's table by it. */

@@ -37,6 +37,9 @@ export interface CiliumBackend {
   protocol?: CiliumProtocol;
   /** Undefined where the listing does not show it (the BPF map listing, old releases). */
   state?: BackendState;
+  /** Where its state was read, where another listing gave it (the backends table read with a
+   * frontends table). */
+  stateAt?: { source: string; line: number };
   weight?: number;
   nodeName?: string;
   /** "(preferred)" (service list --clustermesh-affinity): the Service's cluster-mesh affinity
@@ -185,6 +188,8 @@ export interface CiliumTable {
    * Service and address (db-tables.ts serviceBackendKey: a backend of two Services has a state in
    * each), on its own table and on the frontends table read with it; undefined where not read. */
   backendStates?: Map<string, BackendState>;
+  /** The line of the backends table each of those states was read at, by the same keys. */
+  backendStateLines?: Map<string, number>;
 }
 
 /** Where a listing stops being whole, and why ("rows left out ("...")"). */

@@ -337,6 +337,8 @@ function parseForm(text: string, source: string, split?: string[]): CiliumTable 
 export function withBackendStates(
   frontends: CiliumTable,
   states: Map<string, BackendState>,
+  /** The backends table they were read from: each state's line is its evidence. */
+  from?: CiliumTable,
 ): CiliumTable {
   return {
     ...frontends,
@@ -346,11 +348,15 @@ export function withBackendStates(
       backends: f.backends.map((b) => {
         const address = formatAddress({ ...b, protocol: b.protocol ?? f.protocol });
         // the backend's state in this frontend's Service, where the backends table names it
-        const state =
-          (f.service !== undefined
-            ? states.get(serviceBackendKey(f.service, address))
-            : undefined) ?? states.get(address);
-        return state ? { ...b, state } : b;
+        const byService =
+          f.service !== undefined ? serviceBackendKey(f.service, address) : undefined;
+        const key = byService !== undefined && states.has(byService) ? byService : address;
+        const state = states.get(key);
+        const line = from?.backendStateLines?.get(key);
+        if (!state) return b;
+        return line !== undefined && from
+          ? { ...b, state, stateAt: { source: from.source, line } }
+          : { ...b, state };
       }),
     })),
   };

@@ -192,16 +192,28 @@ export const serviceBackendKey = (service: string, address: string) => `${servic
  * or, in later releases, its own State column; where rows are left out, the first elision. The
  * states are kept by address and by Service and address (serviceBackendKey). */
 export function dbBackends(
-  lines: string[],
+  text: string[],
   source: string,
-): { backendStates: Map<string, BackendState>; rowsRead: number[]; cut?: CiliumCut[] } {
-  const { index, column } = headerAt(lines, 'db-backends');
-  const cols = columns(lines[index]!.slice(column));
+): {
+  backendStates: Map<string, BackendState>;
+  backendStateLines: Map<string, number>;
+  rowsRead: number[];
+  cut?: CiliumCut[];
+} {
+  const { index, column } = headerAt(text, 'db-backends');
+  const cols = columns(text[index]!.slice(column));
   const states = new Map<string, BackendState>();
+  // the line each state was read at, by the same keys: the evidence of a state
+  const lines = new Map<string, number>();
+  const set = (key: string, state: BackendState) => {
+    states.set(key, state);
+    lines.set(key, k + 1);
+  };
+  let k = index + 1;
   const rowsRead: number[] = [];
   let cut: CiliumCut | undefined;
-  for (let k = index + 1; k < lines.length; k++) {
-    const raw = lines[k]!.slice(column);
+  for (; k < text.length; k++) {
+    const raw = text[k]!.slice(column);
     const t = raw.trim();
     if (t === '') continue;
     if (endsListing(t) || HEADERS.some(([re]) => re.test(t))) break;
@@ -209,7 +221,7 @@ export function dbBackends(
       cut ??= leftOut(k + 1, t);
       continue;
     }
-    const prose = proseRow(lines, k, t);
+    const prose = proseRow(text, k, t);
     if (prose) {
       if (prose.stopped) cut ??= prose.stopped;
       break;
@@ -218,7 +230,7 @@ export function dbBackends(
     const short = cutRow(row, raw, cols, FILLED.backends);
     if (short) {
       // its state may be past the cut: the backend is not read
-      cut ??= rowCutAt(k + 1, lines[index]!, short.empty, 'not read');
+      cut ??= rowCutAt(k + 1, text[index]!, short.empty, 'not read');
       continue;
     }
     const a =
@@ -230,16 +242,21 @@ export function dbBackends(
     const marked = /\[([^\]]+)\]/.exec(instances)?.[1];
     const state = backendState(row.get('state')) ?? backendState(marked) ?? 'active';
     // the backend's state by address alone, for a frontend whose Service is not named
-    states.set(address, state);
+    set(address, state);
     // and each Service's own: 1.18 to 1.19.6 name each in Instances ("ns/a [terminating] (http),
     // ns/b (http)"), each with its own state; 1.19.7 on print a row per Service and backend
     const service = row.get('service');
-    if (service) states.set(serviceBackendKey(service, address), state);
+    if (service) set(serviceBackendKey(service, address), state);
     for (const instance of instances.split(/,\s+/)) {
       const m = /^(\S+\/\S+)(?:\s+\[([^\]]+)\])?/.exec(instance.trim());
       if (m && !row.has('state'))
-        states.set(serviceBackendKey(m[1]!, address), backendState(m[2]) ?? 'active');
+        set(serviceBackendKey(m[1]!, address), backendState(m[2]) ?? 'active');
     }
   }
-  return { backendStates: states, rowsRead, ...(cut ? { cut: [cut] } : {}) };
+  return {
+    backendStates: states,
+    backendStateLines: lines,
+    rowsRead,
+    ...(cut ? { cut: [cut] } : {}),
+  };
 }
