@@ -16,6 +16,7 @@ import {
   type CiliumMapKind,
   type CiliumTable,
 } from '../read/listing.js';
+import { PROMPT } from '../../iptables/read/paste/other-lines/prompts.js';
 
 const KINDS: Record<CiliumMapKind, RegExp> = {
   BE: /^BE: ID=(\d+) ADDR=(\S+) STATE=(\S+)$/,
@@ -72,11 +73,15 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
   const rows = new Map<CiliumMapKind, { m: RegExpExecArray; at: number }[]>(
     Object.keys(KINDS).map((k) => [k as CiliumMapKind, []]),
   );
+  let started = false;
   lines.forEach((line, i) => {
     const t = line.trim();
     if (t === '') return;
     const kind = /^([A-Z]+): /.exec(t)?.[1] as CiliumMapKind | undefined;
     const m = kind && KINDS[kind] ? KINDS[kind].exec(t) : null;
+    // the prompt the dump was run at, above it: skipped and said, as the other forms do
+    if (!m && !started && PROMPT.test(t)) return;
+    started = true;
     if (!m) fail(source, i + 1, `not a line of the maps dump: "${t.slice(0, 80)}"`);
     rows.get(kind!)!.push({ m: m!, at: i + 1 });
   });
