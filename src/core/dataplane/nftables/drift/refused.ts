@@ -11,6 +11,7 @@ import {
   outcomeText,
   packetsFor,
 } from '../../iptables/drift/behaviour/behaviour.js';
+import type { Quote } from '../../drift.js';
 import type { TraceOutcome, TracePacket } from '../../trace/trace.js';
 import { expectedNftCommands, expectedNftTable } from '../expected/expected.js';
 import { verdictOf, type NftChain, type NftRule, type NftTable } from '../read/listing.js';
@@ -78,7 +79,7 @@ export function refusedPorts(
  * FILE:LINE, or the base chain's drop policy. */
 interface RefusedBy {
   words: string;
-  lines: string[];
+  lines: (string | Quote)[];
 }
 
 /** One port's packets, walked through both tables (sliced to them); a finding where the node
@@ -143,12 +144,15 @@ function refusedBy(
     return r !== undefined && unwritten.has(r);
   });
   if (placed) {
-    const say = (m: typeof placed) => ruleAt(c.source, ruleOf(m)!);
-    const lines = [placed, ...(end && end !== placed ? [end] : [])].map(say);
+    // the rule kube-proxy does not write is the difference; its reject-chain is as written
+    const lines = [
+      ruleAt(c.source, ruleOf(placed)!),
+      ...(end && end !== placed ? [ruleAt(c.source, ruleOf(end)!, true)] : []),
+    ];
     const words =
       lines.length > 1
-        ? `${placed.chain} (${lines[0]}), then ${end!.chain} (${lines[1]})`
-        : `${placed.chain} (${lines[0]})`;
+        ? `${placed.chain} (${lines[0]!.text}), then ${end!.chain} (${lines[1]!.text})`
+        : `${placed.chain} (${lines[0]!.text})`;
     return { words, lines };
   }
   // ended by a base chain's policy, not by a rule
