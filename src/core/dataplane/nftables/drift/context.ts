@@ -5,6 +5,7 @@ import type { ExpectedRules } from '../../kube-proxy/expected.js';
 import type { Release } from '../../kube-proxy/releases.js';
 import type { NftRule, NftTable, NftUnread } from '../read/listing.js';
 import { ruleText } from '../render.js';
+import type { HairpinSet } from '../trees/masquerade.js';
 
 export interface PortCheck {
   node: string;
@@ -15,7 +16,7 @@ export interface PortCheck {
   /** The script's lines, printed when a finding quotes them. */
   script: () => string[];
   /** hairpin-connections' elements by protocol and address: their ports (a finding adds its own). */
-  hairpin: Map<string, Map<string, Set<string>>>;
+  hairpin: HairpinSet;
   release: Release;
   /** The lines of the listing not read that this comparison may rest on. */
   unread: NftUnread[];
@@ -50,17 +51,19 @@ export function elementAt(
 /** hairpin-connections' elements kube-proxy writes (`ip . ip . proto . port`: an endpoint to
  * itself) by protocol, then address: the ports of each (a finding adds its own). An endpoint is
  * looked up by its own address and port: no "ip:port" string is made per element or endpoint. */
-export function hairpinElements(t: NftTable): Map<string, Map<string, Set<string>>> {
-  const out = new Map<string, Map<string, Set<string>>>();
+export function hairpinElements(t: NftTable): HairpinSet {
+  const out: HairpinSet = new Map();
   for (const { key } of t.set('hairpin-connections')?.elements ?? []) {
     const ip = String(key[0]);
     if (key.length !== 4 || ip !== String(key[1])) continue;
     const protocol = String(key[2]);
     let addresses = out.get(protocol);
     if (!addresses) out.set(protocol, (addresses = new Map()));
-    let ports = addresses.get(ip);
-    if (!ports) addresses.set(ip, (ports = new Set()));
-    ports.add(String(key[3]));
+    const port = String(key[3]);
+    const ports = addresses.get(ip);
+    // most endpoints serve one port: an array of one, no Set per address
+    if (!ports) addresses.set(ip, [port]);
+    else if (!ports.includes(port)) ports.push(port);
   }
   return out;
 }

@@ -209,10 +209,10 @@ export function servicePort(
     let held = c.hairpin.get(sp.protocol);
     if (!held) c.hairpin.set(sp.protocol, (held = new Map()));
     let ports = held.get(ep.ip);
-    if (!ports) held.set(ep.ip, (ports = new Set()));
+    if (!ports) held.set(ep.ip, (ports = []));
     const port = String(ep.port);
-    if (ports.has(port)) continue;
-    ports.add(port); // one finding per element
+    if (ports.includes(port)) continue;
+    ports.push(port); // one finding per element
     missing('masquerade-missing', {
       expected: lacking(),
       title: `${ep.address} not in hairpin-connections`,

@@ -5,7 +5,7 @@ import { hostPort } from '../../../ipv6.js';
 import type { ServiceTree, TreeEndpoint } from '../../trees.js';
 import { scalar, verdictOf, type NftChain, type NftRule, type NftTable } from '../read/listing.js';
 import { goesTo, isObject } from './expr.js';
-import { markRule, type HairpinSet } from './masquerade.js';
+import { marksBySource, type HairpinSet } from './masquerade.js';
 import { nameEndpoint, portChain } from './port-chain.js';
 
 /** The endpoints a service- or local- chain sends to, each with its share. */
@@ -33,7 +33,7 @@ export function endpointsOf(
       let hairpin = false;
       for (const r of chain?.rules ?? []) {
         dnat ??= dnatOf(r);
-        hairpin ||= markRule(r)?.includes('saddr') === true;
+        hairpin ||= marksBySource(r);
       }
       // kube-proxy names an endpoint chain after its endpoint: the address, said to be its name's
       const named = chain ? undefined : portChain(name);

@@ -11,13 +11,22 @@ function setsMark(mangle: unknown): boolean {
   return isObject(meta) && meta['key'] === 'mark';
 }
 
+/** Whether a rule marks packets for masquerade (`meta mark set …` or `jump mark-for-masquerade`). */
+const marks = (r: NftRule) =>
+  r.expr.some((e) => setsMark(e['mangle'])) || goesTo(r) === 'mark-for-masquerade';
+
 /** What a `meta mark set meta mark | 0x4000` rule marks: "all", or its match in nft words. */
 export function markRule(r: NftRule): string | undefined {
-  const marks = r.expr.some((e) => setsMark(e['mangle'])) || goesTo(r) === 'mark-for-masquerade';
-  if (!marks) return undefined;
+  if (!marks(r)) return undefined;
   const conditions = r.expr.filter((e) => 'match' in e).map(matchText);
   return conditions.length > 0 ? conditions.join(' ') : 'all';
 }
+
+/** Whether a rule marks packets by their source for masquerade: 1.29-1.32's endpoint chain's
+ * `ip saddr <the endpoint> jump mark-for-masquerade` (markRule's words hold "saddr"; none joined
+ * here: every endpoint chain's rules are asked). */
+export const marksBySource = (r: NftRule) =>
+  marks(r) && r.expr.some((e) => 'match' in e && matchText(e).includes('saddr'));
 
 /** The services chain's cluster-IP masquerade: `ip daddr @cluster-ips ip saddr != CIDR`. */
 export function clusterIpMasquerade(t: NftTable): Omit<MasqueradeRule, 'line'> | undefined {
