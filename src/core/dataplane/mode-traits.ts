@@ -79,9 +79,6 @@ const MODES: Record<Dataplane['mode'], ModeTraits> = {
 export const modeTraits = (mode: string | undefined): ModeTraits | undefined =>
   mode !== undefined && Object.hasOwn(MODES, mode) ? MODES[mode as Dataplane['mode']] : undefined;
 
-/** kube-proxy's mode where nothing names one: its default on Linux. */
-export const DEFAULT_MODE: Dataplane['mode'] = 'iptables';
-
 /** Whether a mode's state is the node's iptables dump itself (iptables mode), not one of its own. */
 export const stateIsIptablesDump = (mode: string | undefined): boolean => {
   const traits = modeTraits(mode);

@@ -43,6 +43,7 @@ export {
   configMapsMounted,
   configTells,
   DEFAULT_KUBE_PROXY_CONFIG,
+  DEFAULT_MODE,
   kubeProxyConfigOf,
   kubeProxyMounts,
   toConfigMap,

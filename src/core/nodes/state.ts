@@ -355,7 +355,8 @@ function modeOf(
       seen(t, { node, source: `nodes/${node}/proxy-mode.txt` }),
     );
   }
-  const configured = config.value.mode || 'iptables';
+  // the configuration names kube-proxy's default mode where it names none (kube-proxy-config.ts)
+  const configured = config.value.mode;
   // what kube-proxy serves on /configz is what runs on the node: observed there
   if (config.from === 'configz')
     return mode(configured, 'configz', config.source, (t) =>

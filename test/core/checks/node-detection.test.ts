@@ -159,6 +159,16 @@ describe('proxy mode per node', () => {
       ],
     ],
     [
+      // one default, decided where the configuration is read: no second one in the node state
+      "a ConfigMap naming no mode: kube-proxy's default, configured",
+      [...objects, proxyConfigMap('')],
+      {},
+      [
+        'node-a iptables (ConfigMap kube-system/kube-proxy key config.conf)',
+        'node-b iptables (ConfigMap kube-system/kube-proxy key config.conf)',
+      ],
+    ],
+    [
       "nothing at all: kube-proxy's default",
       objects,
       {},

@@ -117,7 +117,7 @@ function configuredMode(ctx: CheckContext): string | undefined {
   // unreadable: kube-proxy-config-unreadable says so
   return config.error || config.from === 'default' || !configTells(config.value, 'mode')
     ? undefined
-    : config.value.mode || 'iptables';
+    : config.value.mode;
 }
 
 /** The nodes whose mode nobody there said: a stale answer, the configuration, or the default. */

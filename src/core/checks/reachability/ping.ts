@@ -1,7 +1,7 @@
 // Why ping to the ClusterIP and a connection to its port behave differently in each proxy mode the
 // nodes run, with their probes, state and packet walks as proof.
 import { seen, stateSeen } from '../../findings/evidence.js';
-import type { Service, ServicePort } from '../../kube/objects.js';
+import { DEFAULT_MODE, type Service, type ServicePort } from '../../kube/objects.js';
 import { MIXED_PROXY_MODES, type Evidence, type Finding } from '../../model.js';
 import { parseIpBrief } from '../../nodes/outputs.js';
 import { findingOf, list, listFew } from '../check.js';
@@ -11,7 +11,7 @@ import { connectProbe, observed, probed, probedEvidence } from './probes.js';
 import { treeOf } from '../rules/summary.js';
 import { connectionFate, packetWalk } from './packet-evidence.js';
 import { hostPort } from '../../ipv6.js';
-import { DEFAULT_MODE, modeTraits } from '../../dataplane/mode-traits.js';
+import { modeTraits } from '../../dataplane/mode-traits.js';
 
 const finding = findingOf('reachability');
 

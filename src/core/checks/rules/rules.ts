@@ -1,7 +1,7 @@
 // Step 7: per node, the Service's tree read back from the node's rules, and the drift from what
 // kube-proxy should have written there. The node that differs from the others is named.
 import { seen, unseen } from '../../findings/evidence.js';
-import { type Service } from '../../kube/objects.js';
+import { DEFAULT_MODE, type Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { nodeDump } from '../../facts/facts.js';
 import {
@@ -16,7 +16,7 @@ import {
   pending,
   saveNodeOutput,
 } from '../check.js';
-import { DEFAULT_MODE, modeTraits, stateIsIptablesDump } from '../../dataplane/mode-traits.js';
+import { modeTraits, stateIsIptablesDump } from '../../dataplane/mode-traits.js';
 import type { CheckContext, RulesMatched } from '../context.js';
 import { ciliumNodes, kubeProxyLogs, proxyModes, replacement } from '../kube-proxy/kube-proxy.js';
 import { tableNode, unreadable } from './table.js';

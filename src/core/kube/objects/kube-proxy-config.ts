@@ -16,6 +16,9 @@ export interface ConfigMap {
   proxyConfig?: KubeProxyConfig;
 }
 
+/** kube-proxy's mode where its configuration names none: its default on Linux. */
+export const DEFAULT_MODE = 'iptables';
+
 /** What kube-proxy was configured with (the kube-proxy ConfigMap's config.conf). */
 export interface KubeProxyConfig {
   mode: 'iptables' | 'ipvs' | 'nftables' | 'kernelspace' | 'userspace' | string;
@@ -132,7 +135,7 @@ function versionedNames(v: unknown): unknown {
 
 /** A KubeProxyConfiguration document (the ConfigMap's file, or /configz) as the model. */
 function configFrom(c: J, source: string): KubeProxyConfig {
-  const mode = str(c['mode']) || 'iptables';
+  const mode = str(c['mode']) || DEFAULT_MODE;
   // the masquerade knobs live in the section of the mode kube-proxy runs in
   const ipt = obj(c[mode === 'nftables' ? 'nftables' : 'iptables']);
   const cidr = str(c['clusterCIDR']);
@@ -165,7 +168,7 @@ const gates = (v: unknown): Record<string, boolean> =>
 
 /** The default when a cluster has no kube-proxy ConfigMap (k3s, managed clusters). */
 export const DEFAULT_KUBE_PROXY_CONFIG: KubeProxyConfig = {
-  mode: 'iptables',
+  mode: DEFAULT_MODE,
   detectLocalMode: 'ClusterCIDR',
   masqueradeAll: false,
   masqueradeBit: 14,
