@@ -27,7 +27,7 @@ import { versions } from './versions.js';
 // rules/ takes these from this path
 export { kubeProxyLogs } from './pods.js';
 export { proxyModes } from './modes.js';
-export { ciliumNodes, replacement } from './replacement.js';
+export { agentReadsFailed, ciliumNodes, replacement } from './replacement.js';
 export { withSyncShown } from './sync.js';
 
 const finding = findingOf('kube-proxy');

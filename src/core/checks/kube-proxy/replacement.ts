@@ -10,7 +10,7 @@ import {
   knows,
 } from '../../dataplane/cilium/agent/agent.js';
 import type { Finding } from '../../model.js';
-import { namedFew } from '../../nodes/access.js';
+import { namedFew, type NodeError } from '../../nodes/access.js';
 import { modeTraits } from '../../dataplane/mode-traits.js';
 import { count, findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
@@ -21,6 +21,12 @@ export const ciliumNodes = (ctx: CheckContext): string[] =>
   ctx
     .nodeNames()
     .filter((n) => modeTraits(ctx.analysis.state(n).mode.value)?.programmedBy === 'cilium-agent');
+
+/** The reads of the Cilium agents' status and tables that failed, on any node. */
+export function agentReadsFailed(ctx: CheckContext): NodeError[] {
+  const stems: string[] = Object.values(CILIUM_STEMS);
+  return ctx.analysis.nodeErrors.all().filter((e) => stems.includes(e.command));
+}
 
 /** Where agents refuse cilium-config as read (agent.ts notKnown): its value is in no configuration
  * they are seen to run on. */

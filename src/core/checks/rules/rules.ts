@@ -18,7 +18,13 @@ import {
 } from '../check.js';
 import { modeTraits, stateIsIptablesDump } from '../../dataplane/mode-traits.js';
 import type { CheckContext, RulesMatched } from '../context.js';
-import { ciliumNodes, kubeProxyLogs, proxyModes, replacement } from '../kube-proxy/kube-proxy.js';
+import {
+  agentReadsFailed,
+  ciliumNodes,
+  kubeProxyLogs,
+  proxyModes,
+  replacement,
+} from '../kube-proxy/kube-proxy.js';
 import { tableNode, unreadable } from './table.js';
 import { byCondition, coveringOf, type OnNode } from './nodes.js';
 import { byName, readWhole } from './read-for-service.js';
@@ -141,6 +147,8 @@ export const rulesCheck: Check<'rules'> = {
     const other = replacement(ctx);
     // Cilium's nodes are read from its agent's table; another replacement has nothing to read
     const cilium = ciliumNodes(ctx);
+    if (other?.unobserved && cilium.length === 0)
+      return [replacementNotRead(ctx, other.name, other.unobserved)];
     if (other && cilium.length === 0)
       return [
         finding(
@@ -340,4 +348,17 @@ function readFrom(ctx: CheckContext, nodes: string[]): string {
     nodes.map((n) => [n, ctx.analysis.node(n).expected(ctx.scope).endpointsFrom]),
   );
   return said ? ` ${said}` : '';
+}
+
+/** A kube-proxy replacement no node was seen running: its Service table was not read, so nothing
+ * is said of the Service there; the agents' reads that failed say why. */
+function replacementNotRead(ctx: CheckContext, name: string, why: string): Finding {
+  const failed = agentReadsFailed(ctx);
+  return finding('rules-not-observed', 'skip', `${name}'s Service table not read on any node`, {
+    explanation: `${name} handles Services here in place of kube-proxy, and kdebug read its agent's Service table on no node (${why}), so whether ${ctx.service!.namespace}/${ctx.service!.name} is programmed there is not observed.`,
+    evidence:
+      failed.length > 0
+        ? failed.map((e) => unseen(`${e.node}: ${e.command}: ${e.error}`, e.node))
+        : [unseen(`no node's agent table in the facts (${why})`)],
+  });
 }
