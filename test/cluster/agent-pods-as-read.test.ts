@@ -16,13 +16,11 @@ import { servedKubeProxyPod } from './kube-proxy-pod.js';
 import { aNode, webCluster } from './objects.js';
 import { allModes } from '../support/modes.js';
 
-// with webCluster's two, LIST_EVERY_UP_TO Linux nodes: the most on which svc lists every kube-proxy
-// Pod while their DaemonSet's status does not speak for them all (cluster/rolling-out.test.ts)
-const N = 498;
+const N = 600;
 const target = { namespace: 'default', service: 'web' };
 const GATES = '--feature-gates=KubeProxyNFTablesLocalhostNodePorts=true';
 
-describe('kube-proxy Pods on 500 nodes, as a kubeadm cluster serves them', () => {
+describe('kube-proxy Pods on 600 nodes, as a kubeadm cluster serves them', () => {
   let fake: FakeApi;
   /** The Pods as served, by name. */
   const served = new Map<string, KubeObject>();
