@@ -128,7 +128,7 @@ export async function collect(
   const [code] = await Promise.all([loadModes(EVERY_MODE), ...reads]);
   if (!(await svc)) throw await serviceNotFound(cluster, ns, name);
   const meta = { namespace: ns, service: name };
-  const rollout = await addons.kubeProxyRollout;
+  const rollout = await addons.settledKubeProxy;
   const proxy = rollout
     ? { rollout, selector: await addons.kubeProxyPods, on: new Set<string>() }
     : undefined;

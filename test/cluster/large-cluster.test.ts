@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { commandStem } from '../../src/cluster/cluster.js';
-import { LIST_EVERY_UP_TO } from '../../src/cluster/collect/finish.js';
 import { readLive, type NodeChoiceFlags } from '../../src/cluster/live-diagnosis.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
@@ -79,12 +78,10 @@ async function svcOn(
 describe('a cluster of 302 nodes: svc reads the nodes that matter, and says so', () => {
   let facts: Facts;
   let ran: Set<string>;
-  // the same with more nodes, every kube-proxy Pod still listed (past LIST_EVERY_UP_TO, its
-  // DaemonSet's counts are said instead: rolling-out.test.ts)
-  let more: Facts;
+  let twice: Facts; // the same with twice the nodes
   before(async () => {
     ({ facts, ran } = await svcOn(NODES));
-    ({ facts: more } = await svcOn(LIST_EVERY_UP_TO - 2));
+    ({ facts: twice } = await svcOn(2 * NODES));
   });
 
   it("reads the client's node, the endpoints' nodes and unhealthy ones, 20 in all", () => {
@@ -138,7 +135,7 @@ describe('a cluster of 302 nodes: svc reads the nodes that matter, and says so',
     const lines = (f: Facts) =>
       reportText(diagnose(f, target, { code: allModes }), { verbose: true, width: 120 }).split('\n')
         .length;
-    assert.equal(lines(more), lines(facts));
+    assert.equal(lines(twice), lines(facts));
   });
 });
 

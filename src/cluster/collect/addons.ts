@@ -1,7 +1,7 @@
 // What the cluster's add-ons are read for: kube-proxy (its ConfigMap, its DaemonSet, and its Pods,
-// node by node where the DaemonSet was read), Cilium's agents and their ConfigMap, and cluster
+// node by node where the DaemonSet is settled), Cilium's agents and their ConfigMap, and cluster
 // DNS (the kube-dns Service, its slices, CoreDNS's Pods and Corefile).
-import { rolloutOf, type Rollout } from '../../core/kube/daemon-set.js';
+import { rolloutOf, settled, type Rollout } from '../../core/kube/daemon-set.js';
 import type { KubeObject } from '../../core/model.js';
 import { SYSTEM } from '../permissions.js';
 import { WHOLE_LIST_PAGE, type Reader } from './api-reader.js';
@@ -21,9 +21,8 @@ export function listKubeProxyPods(r: Reader, labelSelector: string): Promise<Kub
   });
 }
 
-/** kube-proxy's Pods read node by node where its DaemonSet was read (its status counts the
- * others): the nodes whose Pods the run asked for (and got an answer), the DaemonSet, and its
- * Pods' label. */
+/** kube-proxy's Pods read node by node where its DaemonSet is settled: the nodes whose Pods the
+ * run asked for (and got an answer), the DaemonSet, and its Pods' label. */
 export interface ProxyPodsByNode {
   rollout: Rollout;
   selector: string;
@@ -67,9 +66,9 @@ export function readClusterAddons(
   rest: Promise<unknown>[];
   /** The label of kube-proxy's Pods, as its DaemonSet selects them. */
   kubeProxyPods: Promise<string>;
-  /** kube-proxy's DaemonSet where its status spares listing every one of its Pods (`byNode`:
-   * the chosen nodes' Pods are read by node instead; see ProxyPodsByNode and finish.ts). */
-  kubeProxyRollout: Promise<Rollout | undefined>;
+  /** kube-proxy's DaemonSet where its status, settled, spares listing every one of its Pods
+   * (`byNode`: the chosen nodes' Pods are read by node instead; see ProxyPodsByNode). */
+  settledKubeProxy: Promise<Rollout | undefined>;
 } {
   const daemonSet = r.get(`DaemonSet ${SYSTEM}/kube-proxy`, {
     group: 'apps',
@@ -82,8 +81,11 @@ export function readClusterAddons(
     const selector = (ds?.['spec'] as { selector?: LabelSelectorSpec } | undefined)?.selector;
     return selector ? labelSelectorString(selector) : 'k8s-app=kube-proxy';
   });
-  const kubeProxyRollout = daemonSet.then((ds) => (o.byNode && ds ? rolloutOf(ds) : undefined));
-  const kubeProxy = Promise.all([kubeProxyPods, kubeProxyRollout]).then(
+  const settledKubeProxy = daemonSet.then((ds) => {
+    const rollout = o.byNode && ds ? rolloutOf(ds) : undefined;
+    return rollout && settled(rollout) ? rollout : undefined;
+  });
+  const kubeProxy = Promise.all([kubeProxyPods, settledKubeProxy]).then(
     ([labelSelector, byNode]) => (byNode ? [] : listKubeProxyPods(r, labelSelector)),
   );
   const dns = r
@@ -108,7 +110,7 @@ export function readClusterAddons(
     });
   return {
     kubeProxyPods,
-    kubeProxyRollout,
+    settledKubeProxy,
     lists: [
       kubeProxy,
       // where Cilium replaces kube-proxy its agent on each node holds the Services (GKE's anetd too)

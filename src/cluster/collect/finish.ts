@@ -1,10 +1,8 @@
 // The node half of a capture: the nodes read whatever the cluster-wide lists say, begun early; the
 // others chosen once every Node is listed (their kube-proxy Pods read by node where its DaemonSet
-// speaks for the rest, or the cluster is too large to list them all), all read; and the Facts
-// made of the objects and what the nodes gave.
+// is settled), all read; and the Facts made of the objects and what the nodes gave.
 import { Analysis } from '../../core/nodes/analysis.js';
 import type { DataplaneCode } from '../../core/dataplane/modes.js';
-import { speaksForEvery } from '../../core/kube/daemon-set.js';
 import { isWindows } from '../../core/kube/objects.js';
 import type { Facts, NodeOutputs, SnapshotMeta } from '../../core/model.js';
 import { NodeErrorFold } from '../../core/nodes/errors.js';
@@ -23,10 +21,6 @@ import type { Reader } from './api-reader.js';
 import type { CollectOptions, CollectProgress, NodeTally } from './options.js';
 import { readNodesWhole } from './node-rows.js';
 import { runNodeCommands, type NodeReads } from './run-on-nodes.js';
-
-/** Up to this many Linux nodes, every kube-proxy Pod is listed where its DaemonSet does not speak
- * for them (about 5 KB a Pod: 2.5 MB, against 24 MB and 7 s at 5,000 nodes). */
-export const LIST_EVERY_UP_TO = 500;
 
 /** The rules not kept of several reads, node by node and chain by chain. */
 function mergeNotKept(reads: NodeReads['notKept'][]): NodeReads['notKept'] {
@@ -180,11 +174,9 @@ export async function finish(
     // a list that failed leaves the Pods read by node as they were, and says which
     if (r.errors.length === failed) byNode = undefined;
   };
-  // a DaemonSet not settled, or with another number of Pods than there are Linux nodes, speaks
-  // for none: on a small cluster every Pod is listed, so the nodes without a ready one are named
-  // (and chosen); past LIST_EVERY_UP_TO its counts are said (kube-proxy-not-observed)
+  // a DaemonSet that schedules another number of Pods than there are Linux nodes speaks for none
   const linux = analysis.view.nodes.filter((n) => !isWindows(n)).length;
-  if (byNode && !speaksForEvery(byNode.rollout, linux) && linux <= LIST_EVERY_UP_TO) {
+  if (byNode && byNode.rollout.desired !== linux) {
     await listEvery();
     analysis = new Analysis((base = facts()), { code });
   }

@@ -1,7 +1,6 @@
 // A DaemonSet's rollout as its status says it: how many Pods it schedules, how many are ready and
 // of the current template. Where every one is, the status speaks for the Pods kdebug did not list
-// one by one (a large cluster's kube-proxy Pods are tens of MB); where it is not, its counts say
-// how many are not, and which nodes they are on is known only where their Pods were read.
+// one by one (a large cluster's kube-proxy Pods are tens of MB); where it is not, they are listed.
 import type { KubeObject } from '../model.js';
 
 export interface Rollout {
@@ -45,26 +44,6 @@ export function settled(r: Rollout): boolean {
     r.available === r.desired &&
     r.misscheduled === 0
   );
-}
-
-/** Its status speaks for every Linux node's Pod: settled, with one Pod on each of `linux` nodes. */
-export function speaksForEvery(r: Rollout, linux: number): boolean {
-  return settled(r) && r.desired === linux;
-}
-
-/** What an unsettled status counts against `linux` nodes, each part where it is not zero:
- * "4,998 of 5,000 Pods not ready, 4,998 of an older template, none on 12 nodes". */
-export function rolloutGaps(r: Rollout, linux: number): string {
-  const n = (x: number) => x.toLocaleString('en-US');
-  const parts = [
-    ...(r.desired > r.ready ? [`${n(r.desired - r.ready)} of ${n(r.desired)} Pods not ready`] : []),
-    ...(r.desired > r.updated ? [`${n(r.desired - r.updated)} of an older template`] : []),
-    ...(r.misscheduled > 0 ? [`${n(r.misscheduled)} on nodes it should not run on`] : []),
-    ...(linux > r.desired ? [`none scheduled on ${n(linux - r.desired)} nodes`] : []),
-    // observedGeneration behind: the counts are of the spec before the last change
-    ...(r.current ? [] : ['its status not yet of its current spec']),
-  ];
-  return parts.length > 0 ? parts.join(', ') : `${n(r.desired)} Pods on ${n(linux)} nodes`;
 }
 
 /** "DaemonSet kube-system/kube-proxy: 5,000 of 5,000 Pods ready, all of the current template". */

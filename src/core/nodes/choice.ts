@@ -51,8 +51,8 @@ export interface NodeChoiceOptions {
   sample?: number;
   /** [0, 1), for the sample; Math.random by default. */
   random?: () => number;
-  /** The nodes whose kube-proxy Pods were read (facts.meta.kubeProxyPodsReadOn): the DaemonSet's
-   * status counts the others, none of which is called unhealthy. Undefined: every Pod was read. */
+  /** The nodes whose kube-proxy Pods were read (facts.meta.kubeProxyPodsReadOn): the settled
+   * DaemonSet speaks for the others. Undefined: every Pod was read. */
   kubeProxyPodsOn?: ReadonlySet<string>;
 }
 
@@ -149,8 +149,7 @@ function endpointNodes(
 /**
  * Nodes whose dataplane looks unhealthy from the API alone: the Node not Ready, its kube-proxy
  * (or Cilium agent) Pod missing where the others have one, not Running and Ready, restarted, or
- * on another image than most (of the Pods read: the others are not judged, their DaemonSet's
- * status counts them).
+ * on another image than most (of the Pods read: a settled DaemonSet's others are ready).
  */
 function unhealthy(
   view: ClusterView,
@@ -175,8 +174,7 @@ function unhealthy(
       if (image) images.set(image, (images.get(image) ?? 0) + 1);
     }
     const usual = [...images].sort((a, b) => b[1] - a[1])[0]?.[0];
-    // where only some nodes' kube-proxy Pods were read, a node not read is not judged: no Pod read
-    // there is no Pod missing
+    // where only some nodes' kube-proxy Pods were read, the others' are ready as their DaemonSet says
     const read = what === 'kube-proxy' && kubeProxyPodsOn ? kubeProxyPodsOn : undefined;
     for (const node of linux) {
       if (out.has(node) || (read && !read.has(node))) continue;

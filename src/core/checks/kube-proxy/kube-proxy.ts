@@ -2,13 +2,11 @@
 // else the ConfigMap), a kube-proxy Pod running on every node, how fresh its last sync is (its
 // /metrics), or a replacement such as Cilium, said plainly.
 // Each part is in kube-proxy/; here the check runs them in order.
-import { rolloutGaps, rolloutText, type Rollout } from '../../kube/daemon-set.js';
+import { rolloutText } from '../../kube/daemon-set.js';
 import { read, unseen } from '../../findings/evidence.js';
 import { namedFew } from '../../nodes/access.js';
 import { kubectl } from '../../findings/next-command.js';
 import { type Check, count, findingOf, noRulesFor, pending } from '../check.js';
-import type { CheckContext } from '../context.js';
-import type { Finding } from '../../model.js';
 import { backends } from './backends.js';
 import { modes } from './modes.js';
 import {
@@ -106,15 +104,14 @@ export const kubeProxyCheck: Check<'kube-proxy'> = {
     const pods = kubeProxyPods(ctx).filter((p) => !p.nodeName || !unknown.has(p.nodeName));
     const nodesUnseen = ctx.notCaptured('Node');
     const unread = notListed(ctx);
-    if (unread?.unsettled) out.unshift(rollingOut(ctx, { ...unread, unsettled: unread.unsettled }));
-    else if (unread && !unread.rollout)
+    if (unread && !unread.rollout)
       out.unshift(
         finding(
           'kube-proxy-not-observed',
           'skip',
           `kube-proxy Pods not read on ${count(unread.nodes.length, 'node')}`,
           {
-            explanation: `kdebug read the kube-proxy Pods of the nodes it chose only, and the kube-proxy DaemonSet's status, which would speak for the others, was not read: whether kube-proxy runs on ${unread.nodes.length === 1 ? 'that node' : 'those nodes'} is not known.`,
+            explanation: `kdebug read the kube-proxy Pods of the nodes it chose only, and the kube-proxy DaemonSet's status, which would speak for the others, is not settled (or was not read): whether kube-proxy runs on ${unread.nodes.length === 1 ? 'that node' : 'those nodes'} is not known.`,
             evidence: [unseen(`kube-proxy Pods on ${namedFew(unread.nodes)}: not read`)],
             next: kubeProxyPodsWide(ctx),
           },
@@ -168,27 +165,3 @@ export const kubeProxyCheck: Check<'kube-proxy'> = {
     return out;
   },
 };
-
-/** kube-proxy's DaemonSet not settled on a cluster whose Pods were read on some nodes only: how
- * many of its Pods are not ready or of an older template, as its status counts them, said with
- * the nodes whose Pods were not listed (those Pods are among them, or on the nodes read). */
-function rollingOut(
-  ctx: CheckContext,
-  unread: { nodes: string[]; linux: number; unsettled: Rollout },
-): Finding {
-  const { nodes, linux, unsettled: r } = unread;
-  const n = (x: number) => x.toLocaleString('en-US');
-  return finding(
-    'kube-proxy-not-observed',
-    'skip',
-    `kube-proxy's DaemonSet counts ${rolloutGaps(r, linux)}; their nodes among the ${n(nodes.length)} not read are not listed`,
-    {
-      explanation: `kube-proxy is rolling out, or some of its Pods are down: its DaemonSet's status counts them, not where they are. kdebug read the kube-proxy Pods of the nodes it chose only (listing every one is tens of MB on a cluster this size), so on which of the other ${n(nodes.length)} nodes a client meets an older kube-proxy's rules, or rules no kube-proxy keeps current, is not known; the Pods it read are judged above, node by node. The command below lists every kube-proxy Pod with its node; --nodes reads the nodes named.`,
-      evidence: [
-        read(rolloutText(r), `DaemonSet ${r.namespace}/${r.name}`),
-        unseen(`kube-proxy Pods on ${namedFew(nodes)}: not listed`),
-      ],
-      next: kubeProxyPodsWide(ctx),
-    },
-  );
-}

@@ -1,11 +1,6 @@
 // Does each node run kube-proxy: its Pods (which they are, the selector that lists them, the
 // nodes whose Pods were not read), each ready or why not, or kube-proxy inside k3s.
-import {
-  kubeProxyPodsReadOn,
-  rolloutOf,
-  speaksForEvery,
-  type Rollout,
-} from '../../kube/daemon-set.js';
+import { kubeProxyPodsReadOn, rolloutOf, settled, type Rollout } from '../../kube/daemon-set.js';
 import { read, seen, unseen } from '../../findings/evidence.js';
 import { kubeProxyPodOn } from '../../dataplane/iptables/drift/context.js';
 import { isKubeProxyPod, isWindows, type Pod } from '../../kube/objects.js';
@@ -69,12 +64,11 @@ export function kubeProxySelector(ctx: CheckContext): string {
 export const kubeProxyPodsWide = (ctx: CheckContext) =>
   kubectl('kube-system', 'get', 'pods', '-l', kubeProxySelector(ctx), '-o', 'wide');
 
-/** The Linux nodes whose kube-proxy Pods a capture did not read one by one, and the kube-proxy
- * DaemonSet: `rollout` where its status speaks for them (settled, one Pod a Linux node), else
- * `unsettled` where it was read (its counts say how many Pods are not, not on which nodes). */
+/** The Linux nodes whose kube-proxy Pods a capture did not read one by one, and the settled
+ * kube-proxy DaemonSet whose status speaks for them (none where it is not settled). */
 export function notListed(
   ctx: CheckContext,
-): { nodes: string[]; linux: number; rollout?: Rollout; unsettled?: Rollout } | undefined {
+): { nodes: string[]; rollout: Rollout | undefined } | undefined {
   const on = kubeProxyPodsReadOn(ctx.facts.meta);
   if (!on) return undefined;
   const nodes = ctx.view.nodes.filter((n) => !isWindows(n) && !on.has(n.name)).map((n) => n.name);
@@ -83,11 +77,12 @@ export function notListed(
     (d) => d.metadata?.name === 'kube-proxy' && d.metadata.namespace === 'kube-system',
   );
   const rollout = ds && rolloutOf(ds);
+  // a DaemonSet speaks for every Linux node only where it schedules one Pod on each
   const linux = ctx.view.nodes.filter((n) => !isWindows(n)).length;
-  if (!rollout) return { nodes, linux };
-  return speaksForEvery(rollout, linux)
-    ? { nodes, linux, rollout }
-    : { nodes, linux, unsettled: rollout };
+  return {
+    nodes,
+    rollout: rollout && settled(rollout) && rollout.desired === linux ? rollout : undefined,
+  };
 }
 
 /** kube-proxy's log on a node: its Pod's, or the command that finds that Pod. */
