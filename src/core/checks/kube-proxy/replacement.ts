@@ -10,7 +10,8 @@ import {
   knows,
 } from '../../dataplane/cilium/agent/agent.js';
 import type { Finding } from '../../model.js';
-import { namedFew, type NodeError } from '../../nodes/access.js';
+import { namedFew } from '../../nodes/access.js';
+import { ofEach, ownWords } from '../../nodes/errors.js';
 import { modeTraits } from '../../dataplane/mode-traits.js';
 import { count, findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
@@ -22,10 +23,19 @@ export const ciliumNodes = (ctx: CheckContext): string[] =>
     .nodeNames()
     .filter((n) => modeTraits(ctx.analysis.state(n).mode.value)?.programmedBy === 'cilium-agent');
 
-/** The reads of the Cilium agents' status and tables that failed, on any node. */
-export function agentReadsFailed(ctx: CheckContext): NodeError[] {
+/** The reads of the Cilium agents' status and tables that failed, one a group of nodes that
+ * failed alike (so thousands of nodes give a few lines): "node-a, node-b: cilium-status: why". */
+export function agentReadsFailed(ctx: CheckContext): Evidence[] {
   const stems: string[] = Object.values(CILIUM_STEMS);
-  return ctx.analysis.nodeErrors.all().filter((e) => stems.includes(e.command));
+  return ctx.analysis.nodeErrors.groups.flatMap((g) =>
+    g.errors
+      .filter((f) => stems.includes(f.command))
+      .map((f) =>
+        g.nodes.length === 1
+          ? unseen(`${g.nodes[0]}: ${f.command}: ${ownWords(f.error, g.nodes[0]!)}`, g.nodes[0])
+          : unseen(`${namedFew(g.nodes)}: ${f.command}: ${ofEach(f.error)}`),
+      ),
+  );
 }
 
 /** Where agents refuse cilium-config as read (agent.ts notKnown): its value is in no configuration

@@ -356,9 +356,6 @@ function replacementNotRead(ctx: CheckContext, name: string, why: string): Findi
   const failed = agentReadsFailed(ctx);
   return finding('rules-not-observed', 'skip', `${name}'s Service table not read on any node`, {
     explanation: `${name} handles Services here in place of kube-proxy, and kdebug read its agent's Service table on no node (${why}), so whether ${ctx.service!.namespace}/${ctx.service!.name} is programmed there is not observed.`,
-    evidence:
-      failed.length > 0
-        ? failed.map((e) => unseen(`${e.node}: ${e.command}: ${e.error}`, e.node))
-        : [unseen(`no node's agent table in the facts (${why})`)],
+    evidence: failed.length > 0 ? failed : [unseen(`no node's agent table in the facts (${why})`)],
   });
 }
